@@ -1,0 +1,154 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DatabaseTarget, parseDatabaseUrl } from './database-url';
+import { parseBoolean, parseDuration, parseInteger, parseSize, SettingError } from './units';
+
+/**
+ * Every VIGIL_* setting Vigil reads, validated once at start. A malformed value stops the
+ * start with a SettingError naming the variable and the expected form (see README "Settings").
+ */
+export interface BodyLimits {
+  default: number;
+  signIn: number;
+  sarifImport: number;
+  coverageImport: number;
+  testReportImport: number;
+  sbomImport: number;
+  ruleSetUpload: number;
+  ticketWebhook: number;
+  vexIngest: number;
+  agentResult: number;
+  checklistTemplateImport: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  database: DatabaseTarget;
+  eventStoreUrl: string | null;
+  logLevel: string;
+  logFormat: 'json' | 'pretty';
+  bootstrap: { username: string; password: string } | null;
+  passwordLogin: boolean;
+  oidcIssuer: string | null;
+  sessionLifetimeMs: number;
+  sessionIdleMs: number;
+  apiDocsEnabled: boolean;
+  swaggerUiEnabled: boolean;
+  anonymousApiDocs: boolean;
+  bodyLimits: BodyLimits;
+  apiKeyRequestsPerMinute: number;
+  bearerFailuresPerWindow: number;
+  bearerFailureWindowMs: number;
+  trustedProxies: string[];
+  publicUrl: string | null;
+  encryptionKey: Buffer | null;
+  previousEncryptionKeys: Buffer[];
+  brandName: string;
+  version: string;
+  readYourWritesTimeoutMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v;
+}
+
+function encryptionKeyFrom(setting: string, text: string): Buffer {
+  const trimmed = text.trim();
+  const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) ? Buffer.from(trimmed, 'base64') : Buffer.alloc(0);
+  if (bytes.length !== 32 || bytes.toString('base64') !== trimmed) {
+    throw new SettingError(setting, 'expected 32 random bytes written in base64 (44 characters), e.g. the output of `openssl rand -base64 32`.');
+  }
+  return bytes;
+}
+
+function readKeyFile(setting: string, file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    throw new SettingError(setting, `the file "${file}" cannot be read; name a readable file holding the key.`);
+  }
+}
+
+function encryptionKeys(env: Env): { current: Buffer | null; previous: Buffer[] } {
+  const inline = read(env, 'ENCRYPTION_KEY');
+  const file = read(env, 'ENCRYPTION_KEY_FILE');
+  if (inline && file) throw new SettingError('ENCRYPTION_KEY', 'ENCRYPTION_KEY and ENCRYPTION_KEY_FILE are both set; set only one of them.');
+  let current: Buffer | null = null;
+  if (inline) current = encryptionKeyFrom('ENCRYPTION_KEY', inline);
+  if (file) current = encryptionKeyFrom('ENCRYPTION_KEY_FILE', readKeyFile('ENCRYPTION_KEY_FILE', file));
+  const previousText = [read(env, 'VIGIL_PREVIOUS_ENCRYPTION_KEYS') ?? '']
+    .concat(read(env, 'VIGIL_PREVIOUS_ENCRYPTION_KEYS_FILE') ? [readKeyFile('VIGIL_PREVIOUS_ENCRYPTION_KEYS_FILE', env.VIGIL_PREVIOUS_ENCRYPTION_KEYS_FILE!)] : [])
+    .join(',');
+  const previous = previousText.split(/[,\n]/).map((s) => s.trim()).filter(Boolean)
+    .map((k) => encryptionKeyFrom('VIGIL_PREVIOUS_ENCRYPTION_KEYS', k));
+  return { current, previous };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const size = (name: string, fallback: string) => parseSize(name, read(env, name) ?? fallback);
+  const duration = (name: string, fallback: string) => parseDuration(name, read(env, name) ?? fallback);
+  const bool = (name: string, fallback: boolean) => (read(env, name) === undefined ? fallback : parseBoolean(name, env[name]!));
+  const dataDir = path.resolve(read(env, 'VIGIL_DATA_DIR') ?? './.vigil-data');
+
+  const bootstrapUser = read(env, 'VIGIL_BOOTSTRAP_USERNAME');
+  const bootstrapPassword = read(env, 'VIGIL_BOOTSTRAP_PASSWORD');
+  if (bootstrapUser && !bootstrapPassword) throw new SettingError('VIGIL_BOOTSTRAP_PASSWORD', 'VIGIL_BOOTSTRAP_USERNAME is set without a password.');
+  if (bootstrapPassword && bootstrapPassword.length < 12) {
+    throw new SettingError('VIGIL_BOOTSTRAP_PASSWORD', 'the bootstrap password must have at least 12 characters.');
+  }
+  const eventStoreUrl = read(env, 'VIGIL_EVENTSTORE_URL') ?? null;
+  if (eventStoreUrl && !/^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kurrent):\/\//i.test(eventStoreUrl)) {
+    throw new SettingError('VIGIL_EVENTSTORE_URL', 'expected an esdb:// or kurrentdb:// connection string.');
+  }
+  const logFormat = read(env, 'VIGIL_LOG_FORMAT') ?? (env.NODE_ENV === 'production' ? 'json' : 'pretty');
+  if (logFormat !== 'json' && logFormat !== 'pretty') throw new SettingError('VIGIL_LOG_FORMAT', 'write json or pretty.');
+  const keys = encryptionKeys(env);
+  const publicUrl = read(env, 'VIGIL_PUBLIC_URL') ?? null;
+  if (publicUrl && !/^https?:\/\/[^\s]+$/i.test(publicUrl)) throw new SettingError('VIGIL_PUBLIC_URL', 'expected an http(s) URL.');
+
+  return {
+    port: parseInteger('VIGIL_PORT', read(env, 'VIGIL_PORT') ?? '3180', 0, 65535),
+    host: read(env, 'VIGIL_HOST') ?? '0.0.0.0',
+    dataDir,
+    database: parseDatabaseUrl(read(env, 'VIGIL_DB_URL'), read(env, 'VIGIL_DB_USER') ?? 'vigil', env.VIGIL_DB_PASSWORD ?? '', path.join(dataDir, 'pglite')),
+    eventStoreUrl,
+    logLevel: read(env, 'VIGIL_LOG_LEVEL') ?? 'info',
+    logFormat,
+    bootstrap: bootstrapUser && bootstrapPassword ? { username: bootstrapUser, password: bootstrapPassword } : null,
+    passwordLogin: bool('VIGIL_PASSWORD_LOGIN', true),
+    oidcIssuer: read(env, 'VIGIL_OIDC_ISSUER') ?? null,
+    sessionLifetimeMs: duration('VIGIL_SESSION_LIFETIME', '12h'),
+    sessionIdleMs: duration('VIGIL_SESSION_IDLE', '60m'),
+    apiDocsEnabled: bool('VIGIL_API_DOCS_ENABLED', false),
+    swaggerUiEnabled: bool('VIGIL_SWAGGER_UI_ENABLED', false),
+    anonymousApiDocs: bool('VIGIL_ANONYMOUS_API_DOCS', false),
+    bodyLimits: {
+      default: size('VIGIL_MAX_BODY_DEFAULT', '1MB'),
+      signIn: size('VIGIL_MAX_BODY_SIGN_IN', '16KB'),
+      sarifImport: size('VIGIL_MAX_BODY_SARIF_IMPORT', '32MB'),
+      coverageImport: size('VIGIL_MAX_BODY_COVERAGE_IMPORT', '16MB'),
+      testReportImport: size('VIGIL_MAX_BODY_TEST_REPORT_IMPORT', '32MB'),
+      sbomImport: size('VIGIL_MAX_BODY_SBOM_IMPORT', '32MB'),
+      ruleSetUpload: size('VIGIL_MAX_BODY_RULE_SET_UPLOAD', '64MB'),
+      ticketWebhook: size('VIGIL_MAX_BODY_TICKET_WEBHOOK', '1MB'),
+      vexIngest: size('VIGIL_MAX_BODY_VEX_INGEST', '16MB'),
+      agentResult: size('VIGIL_MAX_BODY_AGENT_RESULT', '256MB'),
+      checklistTemplateImport: size('VIGIL_MAX_BODY_CHECKLIST_TEMPLATE_IMPORT', '10MB'),
+    },
+    apiKeyRequestsPerMinute: parseInteger('VIGIL_API_KEY_REQUESTS_PER_MINUTE', read(env, 'VIGIL_API_KEY_REQUESTS_PER_MINUTE') ?? '600', 1, 1_000_000),
+    bearerFailuresPerWindow: parseInteger('VIGIL_BEARER_FAILURES_PER_WINDOW', read(env, 'VIGIL_BEARER_FAILURES_PER_WINDOW') ?? '60', 1, 1_000_000),
+    bearerFailureWindowMs: duration('VIGIL_BEARER_FAILURE_WINDOW', 'PT5M'),
+    trustedProxies: (read(env, 'VIGIL_TRUSTED_PROXIES') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    publicUrl,
+    encryptionKey: keys.current,
+    previousEncryptionKeys: keys.previous,
+    brandName: read(env, 'VIGIL_BRAND_NAME') ?? 'Vigil',
+    version: read(env, 'VIGIL_VERSION') ?? '0.1.0',
+    readYourWritesTimeoutMs: duration('VIGIL_READ_YOUR_WRITES_TIMEOUT', '10s'),
+  };
+}

@@ -1,0 +1,220 @@
+import { Knex } from 'knex';
+import {
+  AppendResult, Cursor, EventStore, ExpectedRevision, NewEvent, RecordedEvent, START, StreamAppend, WrongExpectedRevision,
+} from '../../application/ports/event-store';
+import { Database, rawRows } from '../db/database';
+
+/** Events over this size are refused: trap 7 of docs/EVENT-SOURCING (batch instead). */
+export const MAX_EVENT_BYTES = 900 * 1024;
+/** Rows per INSERT statement, far below PostgreSQL's 65,535 bind parameters. */
+const INSERT_CHUNK = 1000;
+
+interface EventRow {
+  position: number | string;
+  commit_id: string | number;
+  event_id: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+/**
+ * The event log as a table in the relational database (ADR 0002).
+ *
+ * Late commits (trap 1): on PostgreSQL (and PGlite) every row records its transaction id
+ * (xid8); readers see only rows whose transaction is older than the oldest one still running
+ * (pg_snapshot_xmin), ordered by (transaction id, position), so a transaction that took a lower
+ * position but commits late is still delivered, never skipped. Appends read every revision they
+ * depend on before their first write, so a stream's events always carry ascending transaction ids.
+ * On MySQL/MariaDB there is no snapshot filter: appends are serialised on a lock row, which makes
+ * positions ascend in commit order.
+ */
+export interface SqlEventStoreOptions {
+  /** Test hook: runs inside an append's transaction just before it commits (to hold it open). */
+  beforeCommit?: (streams: string[]) => Promise<void>;
+}
+
+export class SqlEventStore implements EventStore {
+  constructor(private readonly db: Database, private readonly options: SqlEventStoreOptions = {}) {}
+
+  async append(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    return this.appendMany([{ stream, events, expectedRevision }]);
+  }
+
+  async appendMany(appends: StreamAppend[]): Promise<AppendResult> {
+    const nonEmpty = appends.filter((a) => a.events.length > 0);
+    if (nonEmpty.length === 0) throw new Error('appendMany: nothing to append');
+    const serialised = nonEmpty.map((a) => ({ ...a, rows: a.events.map((e) => serialise(a.stream, e)) }));
+    try {
+      return await this.db.knex.transaction(async (trx) => {
+        if (this.db.engine === 'mysql') await trx.raw('SELECT id FROM event_append_lock WHERE id = 1 FOR UPDATE');
+        // Every read before the first write (see class comment).
+        const current = await this.currentRevisions(trx, serialised.map((a) => a.stream));
+        const idempotent = await this.alreadyAppended(trx, serialised);
+        if (idempotent) return idempotent;
+        let last: AppendResult | null = null;
+        for (const append of serialised) {
+          const actual = current.get(append.stream) ?? null;
+          checkExpected(append.stream, append.expectedRevision, actual);
+          const first = (actual ?? -1) + 1;
+          last = await this.insertRows(trx, append.rows, first);
+        }
+        if (this.options.beforeCommit) await this.options.beforeCommit(serialised.map((a) => a.stream));
+        return last!;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        const recheck = await this.alreadyAppended(this.db.knex, serialised);
+        if (recheck) return recheck;
+        const streams = serialised.map((a) => a.stream);
+        const actual = await this.currentRevisions(this.db.knex, streams);
+        const clash = serialised[0];
+        throw new WrongExpectedRevision(clash.stream, clash.expectedRevision, actual.get(clash.stream) ?? null);
+      }
+      throw error;
+    }
+  }
+
+  async readStream<T = unknown>(stream: string): Promise<RecordedEvent<T>[]> {
+    const rows: EventRow[] = await this.db.knex('events')
+      .select(this.columns())
+      .where('stream_id', stream)
+      .orderBy('revision', 'asc');
+    return rows.map((r) => toRecorded<T>(r));
+  }
+
+  async readAll(after: Cursor, limit: number, context?: Knex.Transaction): Promise<RecordedEvent[]> {
+    const q = context ?? this.db.knex;
+    if (this.db.engine === 'mysql') {
+      const rows: EventRow[] = await q('events').select(this.columns()).where('position', '>', after.position)
+        .orderBy('position', 'asc').limit(limit);
+      return rows.map((r) => toRecorded(r));
+    }
+    const result = await q.raw(
+      `SELECT ${this.columns().join(', ')} FROM events
+        WHERE commit_id < pg_snapshot_xmin(pg_current_snapshot())
+          AND (commit_id > ?::xid8 OR (commit_id = ?::xid8 AND position > ?))
+        ORDER BY commit_id, position LIMIT ?`,
+      [after.commit, after.commit, after.position, limit],
+    );
+    return rawRows<EventRow>(this.db, result).map((r) => toRecorded(r));
+  }
+
+  async head(): Promise<Cursor> {
+    if (this.db.engine === 'mysql') {
+      const row = await this.db.knex('events').max({ position: 'position' }).first();
+      return row?.position ? { commit: '0', position: Number(row.position) } : START;
+    }
+    const result = await this.db.knex.raw(
+      `SELECT commit_id::text AS commit_id, position FROM events
+        WHERE commit_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY commit_id DESC, position DESC LIMIT 1`,
+    );
+    const row = rawRows<EventRow>(this.db, result)[0];
+    return row ? { commit: String(row.commit_id), position: Number(row.position) } : START;
+  }
+
+  /** Events newer than a cursor (for health lag figures): bounded count. */
+  async countAfter(after: Cursor, bound = 1_000_000): Promise<number> {
+    if (this.db.engine === 'mysql') {
+      const row = await this.db.knex('events').count({ n: '*' }).where('position', '>', after.position).first();
+      return Math.min(Number(row?.n ?? 0), bound);
+    }
+    const result = await this.db.knex.raw(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM events
+         WHERE commit_id < pg_snapshot_xmin(pg_current_snapshot())
+           AND (commit_id > ?::xid8 OR (commit_id = ?::xid8 AND position > ?)) LIMIT ?) t`,
+      [after.commit, after.commit, after.position, bound],
+    );
+    return Number(rawRows<{ n: number }>(this.db, result)[0].n);
+  }
+
+  async close(): Promise<void> {
+    // The database is owned by the composition root, which closes it.
+  }
+
+  private columns(): string[] {
+    const commit = this.db.engine === 'mysql' ? "'0' AS commit_id" : 'commit_id::text AS commit_id';
+    return ['position', this.db.knex.raw(commit) as unknown as string, 'event_id', 'stream_id', 'revision', 'type', 'data', 'metadata'];
+  }
+
+  private async currentRevisions(q: Knex | Knex.Transaction, streams: string[]): Promise<Map<string, number>> {
+    const rows: { stream_id: string; rev: number | string | null }[] = await q('events')
+      .select('stream_id').max({ rev: 'revision' }).whereIn('stream_id', streams).groupBy('stream_id');
+    return new Map(rows.filter((r) => r.rev !== null).map((r) => [r.stream_id, Number(r.rev)]));
+  }
+
+  /** Re-appending the same event ids to the same streams succeeds without writing (idempotence). */
+  private async alreadyAppended(q: Knex | Knex.Transaction, appends: { stream: string; rows: SerialisedRow[] }[]): Promise<AppendResult | null> {
+    const ids = appends.flatMap((a) => a.rows.map((r) => r.event_id));
+    const found: EventRow[] = await q('events').select(this.columns()).whereIn('event_id', ids.slice(0, 1));
+    if (found.length === 0) return null;
+    const all: EventRow[] = await q('events').select(this.columns()).whereIn('event_id', ids);
+    const byId = new Map(all.map((r) => [r.event_id, r]));
+    const complete = appends.every((a) => a.rows.every((r) => byId.get(r.event_id)?.stream_id === a.stream));
+    if (!complete) return null;
+    const last = byId.get(ids[ids.length - 1])!;
+    return { nextRevision: last.revision, cursor: cursorOf(last) };
+  }
+
+  private async insertRows(trx: Knex.Transaction, rows: SerialisedRow[], firstRevision: number): Promise<AppendResult> {
+    let last: EventRow | undefined;
+    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+      const chunk = rows.slice(i, i + INSERT_CHUNK).map((r, j) => ({ ...r, revision: firstRevision + i + j }));
+      if (this.db.engine === 'mysql') {
+        await trx('events').insert(chunk);
+        const lastRow: EventRow = await trx('events').select(this.columns())
+          .where({ stream_id: chunk[0].stream_id, revision: chunk[chunk.length - 1].revision }).first();
+        last = lastRow;
+      } else {
+        const inserted: EventRow[] = await trx('events').insert(chunk).returning(['position', 'revision', trx.raw('commit_id::text AS commit_id') as unknown as string]);
+        last = inserted[inserted.length - 1];
+      }
+    }
+    return { nextRevision: Number(last!.revision), cursor: cursorOf(last!) };
+  }
+}
+
+interface SerialisedRow {
+  event_id: string;
+  stream_id: string;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+function serialise(stream: string, event: NewEvent): SerialisedRow {
+  const data = JSON.stringify(event.data ?? null);
+  if (Buffer.byteLength(data) > MAX_EVENT_BYTES) {
+    throw new Error(`Event ${event.type} on ${stream} is ${Buffer.byteLength(data)} bytes; split it (limit ${MAX_EVENT_BYTES}).`);
+  }
+  return { event_id: event.id, stream_id: stream, type: event.type, data, metadata: JSON.stringify(event.metadata) };
+}
+
+function checkExpected(stream: string, expected: ExpectedRevision, actual: number | null): void {
+  if (expected === 'any') return;
+  if (expected === 'no_stream' ? actual !== null : actual !== expected) throw new WrongExpectedRevision(stream, expected, actual);
+}
+
+function cursorOf(row: Pick<EventRow, 'commit_id' | 'position'>): Cursor {
+  return { commit: String(row.commit_id ?? '0'), position: Number(row.position) };
+}
+
+function toRecorded<T>(row: EventRow): RecordedEvent<T> {
+  return {
+    id: row.event_id,
+    stream: row.stream_id,
+    revision: Number(row.revision),
+    type: row.type,
+    data: JSON.parse(row.data) as T,
+    metadata: JSON.parse(row.metadata),
+    cursor: cursorOf(row),
+  };
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; errno?: number };
+  return e?.code === '23505' || e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062;
+}

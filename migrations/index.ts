@@ -1,0 +1,23 @@
+import { Knex } from 'knex';
+import { v001EventLog } from './v001-event-log';
+import { v002Identity } from './v002-identity';
+import { v003Targets } from './v003-targets';
+
+export interface Migration {
+  name: string;
+  up(knex: Knex, engine: 'postgres' | 'mysql' | 'pglite'): Promise<void>;
+}
+
+/** In order. Never edit a migration that has shipped: add the next one. */
+export const migrations: Migration[] = [v001EventLog, v002Identity, v003Targets];
+
+/** knex's migrator with our list as its source: it keeps knex_migrations and a lock row, so two instances starting together run each migration once. */
+export async function runMigrations(knex: Knex, engine: 'postgres' | 'mysql' | 'pglite'): Promise<void> {
+  await knex.migrate.latest({
+    migrationSource: {
+      getMigrations: async () => migrations,
+      getMigrationName: (m: Migration) => m.name,
+      getMigration: async (m: Migration) => ({ up: (k: Knex) => m.up(k, engine), down: async () => { throw new Error('Migrations cannot be reversed; restore a backup.'); } }),
+    },
+  });
+}

@@ -1,0 +1,95 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { compareCursors, EventStore, NewEvent, START, WrongExpectedRevision } from '../../../application/ports/event-store';
+
+export function event(type: string, data: unknown = {}): NewEvent {
+  return { id: randomUUID(), type, data, metadata: { actor: 1, at: '2026-01-01T00:00:00.000Z' } };
+}
+
+/**
+ * The behaviour every EventStore adapter owes (docs/EVENT-SOURCING.md "The event store port").
+ * Run by each adapter's spec with a factory giving a fresh, empty store.
+ */
+export function eventStoreContract(fresh: () => EventStore) {
+  let store: EventStore;
+  beforeEach(() => { store = fresh(); });
+
+  it('appends to a new stream with no_stream and reads it back in revision order', async () => {
+    const s = `c-${randomUUID()}`;
+    const result = await store.append(s, [event('A', { n: 1 }), event('B', { n: 2 })], 'no_stream');
+    expect(result.nextRevision).to.equal(1);
+    const read = await store.readStream(s);
+    expect(read.map((e) => [e.type, e.revision, e.data])).to.deep.equal([['A', 0, { n: 1 }], ['B', 1, { n: 2 }]]);
+    expect(read[0].metadata.actor).to.equal(1);
+  });
+
+  it('refuses no_stream on an existing stream and a stale revision (optimistic concurrency)', async () => {
+    const s = `c-${randomUUID()}`;
+    await store.append(s, [event('A')], 'no_stream');
+    await expect(store.append(s, [event('A')], 'no_stream')).to.be.rejectedWith(WrongExpectedRevision);
+    await store.append(s, [event('B')], 0);
+    await expect(store.append(s, [event('C')], 0)).to.be.rejectedWith(WrongExpectedRevision);
+    await expect(store.append(s, [event('C')], 5)).to.be.rejectedWith(WrongExpectedRevision);
+    await store.append(s, [event('C')], 'any');
+    expect((await store.readStream(s)).map((e) => e.type)).to.deep.equal(['A', 'B', 'C']);
+  });
+
+  it('lets exactly one of two racing no_stream appends win (set rules across streams)', async () => {
+    const s = `reservation-${randomUUID()}`;
+    const outcomes = await Promise.allSettled([store.append(s, [event('Reserved', { by: 1 })], 'no_stream'), store.append(s, [event('Reserved', { by: 2 })], 'no_stream')]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(1);
+    expect((await store.readStream(s))).to.have.length(1);
+  });
+
+  it('treats a re-append of the same event ids as already done', async () => {
+    const s = `c-${randomUUID()}`;
+    const e = event('A');
+    const first = await store.append(s, [e], 'no_stream');
+    const again = await store.append(s, [e], 'no_stream');
+    expect(again.nextRevision).to.equal(first.nextRevision);
+    expect(await store.readStream(s)).to.have.length(1);
+  });
+
+  it('appends several streams atomically: all or nothing', async () => {
+    const a = `c-${randomUUID()}`;
+    const b = `c-${randomUUID()}`;
+    await store.append(b, [event('Existing')], 'no_stream');
+    await expect(store.appendMany([
+      { stream: a, events: [event('A')], expectedRevision: 'no_stream' },
+      { stream: b, events: [event('B')], expectedRevision: 'no_stream' },
+    ])).to.be.rejectedWith(WrongExpectedRevision);
+    expect(await store.readStream(a)).to.have.length(0);
+    await store.appendMany([
+      { stream: a, events: [event('A')], expectedRevision: 'no_stream' },
+      { stream: b, events: [event('B')], expectedRevision: 0 },
+    ]);
+    expect(await store.readStream(a)).to.have.length(1);
+    expect(await store.readStream(b)).to.have.length(2);
+  });
+
+  it('reads all events in cursor order, after a cursor, bounded by limit', async () => {
+    const before = await store.head();
+    const s = `c-${randomUUID()}`;
+    await store.append(s, [event('A'), event('B'), event('C')], 'no_stream');
+    const page1 = await store.readAll(before, 2);
+    expect(page1.map((e) => e.type)).to.deep.equal(['A', 'B']);
+    const page2 = await store.readAll(page1[1].cursor, 10);
+    expect(page2.map((e) => e.type)).to.deep.equal(['C']);
+    expect(compareCursors(page2[0].cursor, page1[1].cursor)).to.equal(1);
+    expect(compareCursors(await store.head(), page2[0].cursor)).to.equal(0);
+  });
+
+  it('keeps a batch of 1,200 events (over one INSERT chunk) in order', async () => {
+    const s = `c-${randomUUID()}`;
+    const events = Array.from({ length: 1200 }, (_, i) => event('N', { i }));
+    const result = await store.append(s, events, 'no_stream');
+    expect(result.nextRevision).to.equal(1199);
+    const read = await store.readStream<{ i: number }>(s);
+    expect(read.map((e) => e.data.i)).to.deep.equal(events.map((_, i) => i));
+  });
+
+  it('reads START as the beginning', async () => {
+    const all = await store.readAll(START, 5);
+    expect(all.length).to.be.at.most(5);
+  });
+}

@@ -1,0 +1,86 @@
+import * as chai from 'chai';
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { RecordedEvent, START } from '../../../application/ports/event-store';
+import { SqlEventStore } from '../../../infrastructure/eventstore/sql-event-store';
+import { createTestDatabase, describeEachEngine, engineAvailable } from '../../support/databases';
+import { event, eventStoreContract } from './contract';
+import chaiAsPromised from '../../support/chai-as-promised';
+
+chai.use(chaiAsPromised);
+
+describeEachEngine('SQL event store contract', ({ get }) => {
+  eventStoreContract(() => new SqlEventStore(get().db));
+});
+
+for (const engine of ['postgres', 'mysql'] as const) {
+  describe(`SQL event store late commits [${engine}] @db`, function () {
+    it('never lets a subscriber skip an event that commits late with a lower position (two appenders, the first held open)', async function () {
+      if (!(await engineAvailable(engine))) this.skip();
+      const test = await createTestDatabase(engine);
+      try {
+        let release!: () => void;
+        let held!: () => void;
+        const heldOpen = new Promise<void>((r) => (held = r));
+        const gate = new Promise<void>((r) => (release = r));
+        // Appender 1 pauses inside its transaction, after taking its position, before commit.
+        const slow = new SqlEventStore(test.db, { beforeCommit: async () => { held(); await gate; } });
+        const fast = new SqlEventStore(test.reopen());
+        const reader = new SqlEventStore(test.reopen());
+
+        const first = slow.append('late-1', [event('First')], 'no_stream');
+        await heldOpen;
+        const second = fast.append('late-2', [event('Second')], 'no_stream');
+        // While appender 1 is open, a subscriber must not be handed "Second" alone.
+        const seen: RecordedEvent[] = [];
+        let cursor = START;
+        for (let i = 0; i < 5; i++) {
+          const batch = await reader.readAll(cursor, 100);
+          seen.push(...batch);
+          if (batch.length) cursor = batch[batch.length - 1].cursor;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(seen.map((e) => e.type)).to.deep.equal([]);
+        release();
+        await Promise.all([first, second]);
+        for (;;) {
+          const batch = await reader.readAll(cursor, 100);
+          if (batch.length === 0) break;
+          seen.push(...batch);
+          cursor = batch[batch.length - 1].cursor;
+        }
+        expect(seen.map((e) => e.type)).to.have.members(['First', 'Second']);
+        expect(seen).to.have.length(2);
+      } finally {
+        await test.drop();
+      }
+    });
+
+    it('keeps one stream in revision order for subscribers when appends race', async function () {
+      if (!(await engineAvailable(engine))) this.skip();
+      const test = await createTestDatabase(engine);
+      try {
+        const stores = [new SqlEventStore(test.db), new SqlEventStore(test.reopen()), new SqlEventStore(test.reopen())];
+        const stream = `race-${randomUUID()}`;
+        await Promise.all(stores.map(async (s, w) => {
+          for (let i = 0; i < 30; i++) {
+            for (;;) {
+              try { await s.append(stream, [event('N', { w, i })], 'any'); break; } catch { /* lost the race: try again */ }
+            }
+          }
+        }));
+        const all: RecordedEvent[] = [];
+        let cursor = START;
+        for (;;) {
+          const batch = await stores[0].readAll(cursor, 50);
+          if (!batch.length) break;
+          all.push(...batch);
+          cursor = batch[batch.length - 1].cursor;
+        }
+        expect(all.map((e) => e.revision)).to.deep.equal(Array.from({ length: 90 }, (_, i) => i));
+      } finally {
+        await test.drop();
+      }
+    });
+  });
+}
