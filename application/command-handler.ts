@@ -1,0 +1,85 @@
+import { Decider, DomainError, DomainEvent, fold } from '../domain/shared/decider';
+import { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent, StreamAppend, WrongExpectedRevision } from './ports/event-store';
+import { IdGenerator } from './ports/ids';
+
+/** Who asks and from where: becomes every event's metadata (auditors replay it). */
+export interface RequestContext {
+  actor: number | null;
+  address?: string | null;
+  userAgent?: string | null;
+  correlationId?: string | null;
+  now: Date;
+}
+
+/** Waits for projections to reach an append (read-your-writes, trap 3). */
+export interface ReadModelBarrier {
+  waitFor(result: AppendResult, types: readonly string[]): Promise<void>;
+}
+
+export interface Decided<E extends DomainEvent, S> {
+  events: E[];
+  state: S;
+  /** Revision the stream reached (or kept, when nothing was decided). */
+  revision: number | null;
+  append: AppendResult | null;
+}
+
+export function metadataOf(ctx: RequestContext): EventMetadata {
+  return { actor: ctx.actor, address: ctx.address ?? null, userAgent: ctx.userAgent ?? null, correlationId: ctx.correlationId ?? null, at: ctx.now.toISOString() };
+}
+
+/**
+ * The one generic path of a command: load the stream, fold it, decide, append with the revision
+ * read (trap 5), then wait until the read models have the events. A conflict is retried with
+ * fresh state a few times, unless the caller pinned the revision it read (If-Match): then the
+ * conflict is the caller's to hear.
+ */
+export class CommandHandler {
+  constructor(private readonly store: EventStore, private readonly ids: IdGenerator, private readonly barrier: ReadModelBarrier) {}
+
+  async load<E extends DomainEvent, S>(stream: string, decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>): Promise<{ state: S; revision: number | null; events: RecordedEvent[] }> {
+    const recorded = await this.store.readStream(stream);
+    const state = fold(decider, recorded.map((r) => ({ type: r.type, data: r.data }) as E));
+    return { state, revision: recorded.length ? recorded[recorded.length - 1].revision : null, events: recorded };
+  }
+
+  async execute<C, E extends DomainEvent, S>(
+    stream: string,
+    decider: Decider<C, E, S>,
+    command: C | ((state: S) => C),
+    ctx: RequestContext,
+    options: { expectedRevision?: number; onConflict?: () => DomainError } = {},
+  ): Promise<Decided<E, S>> {
+    for (let attempt = 0; ; attempt++) {
+      const { state, revision } = await this.load(stream, decider);
+      if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
+        throw options.onConflict?.() ?? new WrongExpectedRevision(stream, options.expectedRevision, revision);
+      }
+      const cmd = typeof command === 'function' ? (command as (s: S) => C)(state) : command;
+      const events = decider.decide(cmd, state);
+      if (events.length === 0) return { events, state, revision, append: null };
+      try {
+        const append = await this.store.append(stream, this.toNew(events, ctx), revision ?? 'no_stream');
+        await this.barrier.waitFor(append, events.map((e) => e.type));
+        return { events, state: events.reduce(decider.evolve, state), revision: append.nextRevision, append };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevision)) throw error;
+        if (options.expectedRevision !== undefined) throw options.onConflict?.() ?? error;
+        if (attempt >= 4) throw error;
+      }
+    }
+  }
+
+  /** Several streams in one commit, for decisions already taken (e.g. a target and its key reservation). */
+  async appendAll(appends: Array<{ stream: string; events: DomainEvent[]; expectedRevision: ExpectedRevision }>, ctx: RequestContext): Promise<AppendResult> {
+    const batch: StreamAppend[] = appends.filter((a) => a.events.length).map((a) => ({ stream: a.stream, expectedRevision: a.expectedRevision, events: this.toNew(a.events, ctx) }));
+    const result = await this.store.appendMany(batch);
+    await this.barrier.waitFor(result, appends.flatMap((a) => a.events.map((e) => e.type)));
+    return result;
+  }
+
+  toNew(events: DomainEvent[], ctx: RequestContext): NewEvent[] {
+    const metadata = metadataOf(ctx);
+    return events.map((e) => ({ id: this.ids.uuid(), type: e.type, data: e.data, metadata }));
+  }
+}

@@ -1,0 +1,228 @@
+import { accountDecider, MIN_PASSWORD_LENGTH } from '../../domain/identity/account';
+import { apiKeyDecider, KeyRestriction, RevocationReason } from '../../domain/identity/api-key';
+import { isAdministrator, Role, Scope } from '../../domain/identity/roles';
+import { DomainError, refuse } from '../../domain/shared/decider';
+import { Database } from '../../infrastructure/db/database';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../infrastructure/crypto/passwords';
+import { newSecret, sha256Hex } from '../../infrastructure/crypto/tokens';
+import { CommandHandler, RequestContext } from '../command-handler';
+import { Clock } from '../ports/clock';
+import { IdGenerator } from '../ports/ids';
+import { Principal } from './principal';
+import { Visibility } from './visibility';
+
+export interface AccountRow {
+  id: number; username: string; display_name: string; roles: string; active: boolean | number; password_hash: string | null; created_at: string; updated_at: string;
+}
+export interface ApiKeyRow {
+  id: number; account_id: number; name: string; scopes: string; key_hash: string; key_prefix: string;
+  restriction_kind: 'repository' | 'container' | null; restriction_id: number | null; expires_at: string | null; revoked_at: string | null; revoked_reason: string | null; created_at: string;
+}
+
+export const accountStream = (id: number) => `account-${id}`;
+export const usernameStream = (username: string) => `username-${username.toLowerCase()}`;
+export const apiKeyStream = (id: number) => `api-key-${id}`;
+
+export function accountView(row: AccountRow) {
+  return { id: Number(row.id), username: row.username, displayName: row.display_name, roles: JSON.parse(row.roles) as Role[], active: Boolean(row.active), createdAt: row.created_at, updatedAt: row.updated_at };
+}
+
+export function apiKeyView(row: ApiKeyRow, now: Date) {
+  const expired = row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime();
+  return {
+    id: Number(row.id), name: row.name, accountId: Number(row.account_id), scopes: JSON.parse(row.scopes) as Scope[], prefix: row.key_prefix,
+    restriction: row.restriction_kind ? { kind: row.restriction_kind, id: Number(row.restriction_id) } : null,
+    expiresAt: row.expires_at, createdAt: row.created_at, revokedAt: row.revoked_at, revokedReason: row.revoked_reason,
+    state: row.revoked_at ? 'revoked' : expired ? 'expired' : 'active',
+  };
+}
+
+/** Accounts, passwords, sessions and integration keys (spec 1 §2.4, §5; CONVENTIONS.md routes). */
+export class IdentityService {
+  constructor(
+    private readonly db: Database,
+    private readonly commands: CommandHandler,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+    private readonly sessionPolicy: { lifetimeMs: number; idleMs: number; passwordLogin: boolean; oidcIssuer: string | null },
+  ) {}
+
+  async accountCount(): Promise<number> {
+    const row = await this.db.knex('accounts').count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
+  }
+
+  /** The first account, only while none exists; two instances racing create it once (the `bootstrap` stream). */
+  async bootstrap(username: string, password: string): Promise<boolean> {
+    if (password.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`The bootstrap password must have at least ${MIN_PASSWORD_LENGTH} characters.`);
+    if ((await this.accountCount()) > 0) return false;
+    const ctx: RequestContext = { actor: null, now: this.clock.now() };
+    try {
+      await this.createAccountUnchecked(ctx, { username, displayName: username, password, roles: ['administrator'] }, true);
+      return true;
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'conflict') return false;
+      throw error;
+    }
+  }
+
+  async createAccount(ctx: RequestContext, body: { username: string; displayName?: string; password: string; roles: string[] }) {
+    return this.createAccountUnchecked(ctx, body, false);
+  }
+
+  private async createAccountUnchecked(ctx: RequestContext, body: { username: string; displayName?: string; password: string; roles: string[] }, bootstrap: boolean) {
+    if (typeof body.password !== 'string' || body.password.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    const id = await this.ids.next('account');
+    const events = accountDecider.decide(
+      { type: 'CreateAccount', id, username: body.username, displayName: body.displayName ?? body.username, roles: body.roles, passwordHash: await hashPassword(body.password), bootstrap },
+      accountDecider.initialState(),
+    );
+    try {
+      await this.commands.appendAll([
+        ...(bootstrap ? [{ stream: 'bootstrap', events: [{ type: 'InstallationBootstrapped', data: { accountId: id } }], expectedRevision: 'no_stream' as const }] : []),
+        { stream: usernameStream(body.username), events: [{ type: 'UsernameReserved', data: { accountId: id, username: body.username } }], expectedRevision: 'no_stream' },
+        { stream: accountStream(id), events, expectedRevision: 'no_stream' },
+      ], ctx);
+    } catch (error) {
+      if ((error as Error).name === 'WrongExpectedRevision') throw refuse.conflict(`The username "${body.username}" is taken.`);
+      throw error;
+    }
+    return this.getAccount(id);
+  }
+
+  async getAccount(id: number) {
+    const row: AccountRow | undefined = await this.db.knex('accounts').where({ id }).first();
+    if (!row) throw refuse.notFound('No such account.');
+    return accountView(row);
+  }
+
+  async listAccounts() {
+    const rows: AccountRow[] = await this.db.knex('accounts').orderBy('id');
+    return rows.map(accountView);
+  }
+
+  async updateAccount(ctx: RequestContext, id: number, patch: { displayName?: string; roles?: string[]; active?: boolean }) {
+    await this.commands.execute(accountStream(id), accountDecider, { type: 'UpdateAccount', ...patch }, ctx);
+    return this.getAccount(id);
+  }
+
+  async changeOwnPassword(ctx: RequestContext, principal: Principal, currentPassword: string, newPassword: string): Promise<void> {
+    const row: AccountRow | undefined = await this.db.knex('accounts').where({ id: principal.accountId }).first();
+    if (!row || !(await verifyPassword(currentPassword ?? '', row.password_hash))) throw refuse.forbidden('The current password is not right.');
+    if (typeof newPassword !== 'string' || newPassword.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    await this.commands.execute(accountStream(principal.accountId), accountDecider, { type: 'ChangeOwnPassword', passwordHash: await hashPassword(newPassword) }, ctx);
+    // Spec 1 §5: an administrator's own change revokes the keys that account issued.
+    if (isAdministrator(principal.roles)) await this.revokeKeysOf(ctx, principal.accountId, 'password_changed');
+  }
+
+  async resetPassword(ctx: RequestContext, id: number, newPassword: string): Promise<void> {
+    if (typeof newPassword !== 'string' || newPassword.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    await this.commands.execute(accountStream(id), accountDecider, { type: 'ResetPassword', passwordHash: await hashPassword(newPassword) }, ctx);
+    await this.revokeKeysOf(ctx, id, 'password_reset');
+    await this.db.knex('sessions').where({ account_id: id }).whereNull('ended_at').update({ ended_at: ctx.now.toISOString() });
+  }
+
+  // ---- sessions ----------------------------------------------------------------------------
+
+  async signIn(ctx: RequestContext, username: string, password: string) {
+    if (this.sessionPolicy.oidcIssuer && !this.sessionPolicy.passwordLogin) throw refuse.forbidden('Password sign-in is turned off; sign in through single sign-on.');
+    const row: AccountRow | undefined = typeof username === 'string' ? await this.db.knex('accounts').where({ username_key: username.toLowerCase() }).first() : undefined;
+    const ok = await verifyPassword(typeof password === 'string' ? password : '', row?.password_hash ?? DUMMY_PASSWORD_HASH);
+    if (!row || !ok || !row.active) {
+      await this.commands.appendAll([{ stream: 'sign-in-refusals', events: [{ type: 'SignInRefused', data: { username: String(username).slice(0, 100) } }], expectedRevision: 'any' }], ctx);
+      return null;
+    }
+    const token = newSecret('session');
+    const now = ctx.now.getTime();
+    const expiresAt = new Date(now + this.sessionPolicy.lifetimeMs).toISOString();
+    await this.db.knex('sessions').insert({ token_hash: sha256Hex(token), account_id: row.id, created_at: ctx.now.toISOString(), last_seen_at: ctx.now.toISOString(), expires_at: expiresAt, ended_at: null });
+    await this.commands.appendAll([{ stream: `sessions-${row.id}`, events: [{ type: 'SignedIn', data: { accountId: Number(row.id) } }], expectedRevision: 'any' }], { ...ctx, actor: Number(row.id) });
+    return { token, expiresAt, account: accountView(row) };
+  }
+
+  async signOut(ctx: RequestContext, token: string, principal: Principal): Promise<void> {
+    await this.db.knex('sessions').where({ token_hash: sha256Hex(token) }).update({ ended_at: ctx.now.toISOString() });
+    await this.commands.appendAll([{ stream: `sessions-${principal.accountId}`, events: [{ type: 'SignedOut', data: { accountId: principal.accountId } }], expectedRevision: 'any' }], ctx);
+  }
+
+  /**
+   * A bearer secret to a principal, or null (401 never says why: unknown, revoked, expired,
+   * ended, idle, deactivated all look alike).
+   */
+  async authenticate(secret: string): Promise<Principal | null> {
+    const now = this.clock.now();
+    const hash = sha256Hex(secret);
+    if (secret.startsWith('vgl_s_')) {
+      const session = await this.db.knex('sessions').where({ token_hash: hash }).first();
+      if (!session || session.ended_at) return null;
+      const lastSeen = Date.parse(session.last_seen_at);
+      if (Date.parse(session.expires_at) <= now.getTime() || lastSeen + this.sessionPolicy.idleMs <= now.getTime()) return null;
+      const account: AccountRow | undefined = await this.db.knex('accounts').where({ id: session.account_id }).first();
+      if (!account || !account.active) return null;
+      // The idle clock moves at most every few seconds: a write per request is not needed.
+      if (now.getTime() - lastSeen > 5000) await this.db.knex('sessions').where({ token_hash: hash }).update({ last_seen_at: now.toISOString() });
+      return { kind: 'session', accountId: Number(account.id), username: account.username, displayName: account.display_name, roles: JSON.parse(account.roles), scopes: null, keyId: null, restriction: null };
+    }
+    const key: ApiKeyRow | undefined = await this.db.knex('api_keys').where({ key_hash: hash }).first();
+    if (!key || key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return null;
+    const account: AccountRow | undefined = await this.db.knex('accounts').where({ id: key.account_id }).first();
+    if (!account || !account.active) return null;
+    return {
+      kind: 'key', accountId: Number(account.id), username: account.username, displayName: account.display_name, roles: JSON.parse(account.roles),
+      scopes: JSON.parse(key.scopes), keyId: Number(key.id), restriction: key.restriction_kind ? { kind: key.restriction_kind, id: Number(key.restriction_id) } : null,
+    };
+  }
+
+  // ---- integration keys --------------------------------------------------------------------
+
+  async issueKey(ctx: RequestContext, principal: Principal, body: { name: string; scopes: string[]; expiresAt?: string | null; repositoryId?: number; containerId?: number }) {
+    if (body.repositoryId !== undefined && body.containerId !== undefined) throw refuse.invalid('Restrict a key to one repository or one container image, not both.');
+    let restriction: KeyRestriction = null;
+    if (body.repositoryId !== undefined || body.containerId !== undefined) {
+      const kind = body.repositoryId !== undefined ? 'repository' : 'container';
+      const id = (body.repositoryId ?? body.containerId)!;
+      const row = await this.db.knex(kind === 'repository' ? 'repositories' : 'containers').where({ id }).first();
+      const visibility = await Visibility.of(this.db, principal);
+      if (!row || !visibility.canSee(kind, row)) throw refuse.notFound(`No ${kind === 'repository' ? 'repository' : 'container image'} ${id} is visible to you.`);
+      restriction = { kind, id };
+    }
+    const secret = newSecret('key');
+    const id = await this.ids.next('api_key');
+    await this.commands.execute(apiKeyStream(id), apiKeyDecider, {
+      type: 'IssueApiKey', id, accountId: principal.accountId, accountRoles: principal.roles, name: body.name, scopes: body.scopes,
+      keyHash: sha256Hex(secret), keyPrefix: secret.slice(0, 12), expiresAt: body.expiresAt ?? null, restriction, now: ctx.now.toISOString(),
+    }, ctx);
+    const view = await this.getKey(id);
+    return { ...view, key: secret };
+  }
+
+  async getKey(id: number) {
+    const row: ApiKeyRow | undefined = await this.db.knex('api_keys').where({ id }).first();
+    if (!row) throw refuse.notFound('No such key.');
+    return apiKeyView(row, this.clock.now());
+  }
+
+  async listKeys(principal: Principal) {
+    const q = this.db.knex('api_keys').orderBy('id');
+    if (!isAdministrator(principal.roles)) q.where({ account_id: principal.accountId });
+    const rows: ApiKeyRow[] = await q;
+    return rows.map((r) => apiKeyView(r, this.clock.now()));
+  }
+
+  async revokeKey(ctx: RequestContext, principal: Principal, id: number): Promise<void> {
+    const row: ApiKeyRow | undefined = await this.db.knex('api_keys').where({ id }).first();
+    if (!row || (!isAdministrator(principal.roles) && Number(row.account_id) !== principal.accountId)) throw refuse.notFound('No such key.');
+    await this.commands.execute(apiKeyStream(id), apiKeyDecider, { type: 'RevokeApiKey', reason: 'revoked' }, ctx);
+  }
+
+  async revokeKeysOf(ctx: RequestContext, accountId: number, reason: RevocationReason): Promise<void> {
+    const rows: { id: number }[] = await this.db.knex('api_keys').where({ account_id: accountId }).whereNull('revoked_at').select('id');
+    for (const r of rows) await this.commands.execute(apiKeyStream(Number(r.id)), apiKeyDecider, { type: 'RevokeApiKey', reason }, ctx);
+  }
+
+  /** Spec 1 §2.4: deleting a target revokes the keys restricted to it. */
+  async revokeKeysRestrictedTo(ctx: RequestContext, kind: 'repository' | 'container', id: number): Promise<void> {
+    const rows: { id: number }[] = await this.db.knex('api_keys').where({ restriction_kind: kind, restriction_id: id }).whereNull('revoked_at').select('id');
+    for (const r of rows) await this.commands.execute(apiKeyStream(Number(r.id)), apiKeyDecider, { type: 'RevokeApiKey', reason: 'target_deleted' }, ctx);
+  }
+}

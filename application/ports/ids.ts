@@ -1,0 +1,5 @@
+/** Integer identifiers for resources (spec: "id integer") and UUIDs for events. */
+export interface IdGenerator {
+  next(kind: string): Promise<number>;
+  uuid(): string;
+}

@@ -1,0 +1,235 @@
+import {
+  projectLanguages, reservationStream, scheduleView, TargetCommand, targetDecider, TargetEvent, TargetKeyEvent, targetKeyDecider, TargetKind, TargetPatch, TargetState,
+} from '../../domain/targets';
+import { writes } from '../../domain/identity/roles';
+import { portfolioDecider } from '../../domain/portfolio/portfolio';
+import { DomainError, refuse } from '../../domain/shared/decider';
+import { Config } from '../../infrastructure/config/config';
+import { Database } from '../../infrastructure/db/database';
+import { CommandHandler, RequestContext } from '../command-handler';
+import { IdentityService } from '../identity/identity-service';
+import { Principal } from '../identity/principal';
+import { Visibility } from '../identity/visibility';
+import { IdGenerator } from '../ports/ids';
+import { WrongExpectedRevision } from '../ports/event-store';
+import { SettingsService } from '../settings/settings-service';
+
+export const targetStream = (kind: TargetKind, id: number) => `${kind}-${id}`;
+const TABLE: Record<TargetKind, string> = { repository: 'repositories', container: 'containers' };
+const NOUN: Record<TargetKind, string> = { repository: 'repository', container: 'container image' };
+
+export interface TargetRow {
+  id: number; url?: string; identity?: string; uniqueness_key?: string; branch?: string; sub_path?: string; image?: string; detected_languages?: string | null;
+  name: string; project_id: number | null; scan_manual_only: boolean | number; scan_interval_minutes: number | null; scan_cron: string | null;
+  last_scheduled_scan_at: string | null; created_at: string; updated_at: string;
+}
+
+export interface Page<T> { items: T[]; next: number | null }
+
+/**
+ * Repositories and container images (spec 1 §2.1, §4.2), solutions and projects. Registration
+ * reserves the repository's (identity, branch, sub-path) key on its own stream in the same commit
+ * as the target (trap 4), so two instances racing register it once.
+ */
+export class TargetService {
+  constructor(
+    private readonly db: Database,
+    private readonly commands: CommandHandler,
+    private readonly ids: IdGenerator,
+    private readonly identity: IdentityService,
+    private readonly settings: SettingsService,
+    private readonly config: Config,
+  ) {}
+
+  // ---- queries -----------------------------------------------------------------------------
+
+  async view(kind: TargetKind, row: TargetRow) {
+    const defaultDays = await this.settings.get<number>('scan_default_interval_days');
+    return this.toView(kind, row, defaultDays);
+  }
+
+  private toView(kind: TargetKind, row: TargetRow, defaultDays: number) {
+    const schedule = { scanManualOnly: Boolean(row.scan_manual_only), scanIntervalMinutes: row.scan_interval_minutes === null ? null : Number(row.scan_interval_minutes), scanCron: row.scan_cron };
+    const common = {
+      id: Number(row.id), name: row.name, projectId: row.project_id === null ? null : Number(row.project_id), ...schedule,
+      schedule: scheduleView(schedule, defaultDays), lastScheduledScanAt: row.last_scheduled_scan_at, createdAt: row.created_at, updatedAt: row.updated_at,
+    };
+    if (kind === 'container') return { ...common, image: row.image! };
+    return {
+      ...common, url: row.url!, identity: row.identity!, branch: row.branch!, subPath: row.sub_path!,
+      detectedLanguages: row.detected_languages ? JSON.parse(row.detected_languages) : null,
+    };
+  }
+
+  async list(principal: Principal, kind: TargetKind, limit: number, after: number) {
+    const visibility = await Visibility.of(this.db, principal);
+    const q = this.db.knex(TABLE[kind]).where(`${TABLE[kind]}.id`, '>', after).orderBy(`${TABLE[kind]}.id`).limit(limit + 1);
+    const rows: TargetRow[] = await visibility.scope(q, kind);
+    const defaultDays = await this.settings.get<number>('scan_default_interval_days');
+    const items = rows.slice(0, limit).map((r) => this.toView(kind, r, defaultDays));
+    return { items, next: rows.length > limit ? items[items.length - 1].id : null };
+  }
+
+  /** The row when the caller sees it; 404 alike for unknown and unseen (spec 1 §7). */
+  async visibleRow(principal: Principal, kind: TargetKind, id: number): Promise<TargetRow> {
+    const row: TargetRow | undefined = await this.db.knex(TABLE[kind]).where({ id }).first();
+    const visibility = await Visibility.of(this.db, principal);
+    if (!row || !visibility.canSee(kind, row)) throw refuse.notFound(`No ${NOUN[kind]} ${id} is visible to you.`);
+    return row;
+  }
+
+  async get(principal: Principal, kind: TargetKind, id: number) {
+    return this.view(kind, await this.visibleRow(principal, kind, id));
+  }
+
+  /** GET /repositories/duplicates: groups sharing an identity, oldest first (administrators). */
+  async duplicates() {
+    const groups: { identity: string }[] = await this.db.knex('repositories').select('identity').groupBy('identity').havingRaw('count(*) > 1');
+    const result = [];
+    for (const g of groups) {
+      const rows: TargetRow[] = await this.db.knex('repositories').where({ identity: g.identity }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      result.push({ identity: g.identity, repositories: await Promise.all(rows.map((r) => this.view('repository', r))) });
+    }
+    return result.sort((a, b) => (a.repositories[0].createdAt < b.repositories[0].createdAt ? -1 : 1));
+  }
+
+  // ---- commands ----------------------------------------------------------------------------
+
+  async register(ctx: RequestContext, principal: Principal, kind: TargetKind, body: Record<string, unknown>) {
+    await this.checkMayWrite(principal, body.projectId as number | null | undefined, true);
+    const id = await this.ids.next(kind);
+    const base = { id, actor: String(principal.accountId), now: ctx.now, name: body.name as string | undefined, projectId: (body.projectId ?? null) as number | null, scanManualOnly: body.scanManualOnly as boolean | undefined, scanIntervalMinutes: body.scanIntervalMinutes as number | null | undefined, scanCron: body.scanCron as string | null | undefined };
+    const command: TargetCommand = kind === 'repository'
+      ? { type: 'RegisterRepository', ...base, url: body.url as string, branch: body.branch as string | undefined, subPath: body.subPath as string | undefined }
+      : { type: 'RegisterContainer', ...base, image: body.image as string };
+    const events = targetDecider.decide(command, targetDecider.initialState());
+    const key = kind === 'repository' ? (events[0].data as { uniquenessKey: string }).uniquenessKey : null;
+    await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, 'no_stream', key ? { reserve: key, release: null, targetId: id } : null);
+    return this.view(kind, await this.visibleRow({ ...principal, roles: ['administrator'], restriction: null }, kind, id));
+  }
+
+  async update(ctx: RequestContext, principal: Principal, kind: TargetKind, id: number, patch: TargetPatch) {
+    const row = await this.visibleRow(principal, kind, id);
+    await this.checkMayWrite(principal, patch.projectId !== undefined ? patch.projectId : row.project_id, patch.projectId !== undefined);
+    for (let attempt = 0; ; attempt++) {
+      const { state, revision } = await this.commands.load<TargetEvent, TargetState>(targetStream(kind, id), targetDecider);
+      const events = targetDecider.decide({ type: 'UpdateTarget', id, actor: String(principal.accountId), now: ctx.now, changes: patch }, state);
+      if (events.length === 0) break;
+      const moved = (events[0].data as { uniquenessKey?: { previous: string; current: string } }).uniquenessKey;
+      try {
+        await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, revision ?? 'no_stream', moved ? { reserve: moved.current, release: moved.previous, targetId: id } : null);
+        break;
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevision) || attempt >= 3) throw error;
+      }
+    }
+    return this.get({ ...principal, roles: ['administrator'], restriction: null }, kind, id);
+  }
+
+  async delete(ctx: RequestContext, principal: Principal, kind: TargetKind, id: number): Promise<void> {
+    const row = await this.visibleRow(principal, kind, id);
+    await this.checkMayWrite(principal, row.project_id, false);
+    const { state, revision } = await this.commands.load<TargetEvent, TargetState>(targetStream(kind, id), targetDecider);
+    const events = targetDecider.decide({ type: 'DeleteTarget', id, actor: String(principal.accountId), now: ctx.now }, state);
+    const key = (events[0].data as { uniquenessKey: string | null }).uniquenessKey;
+    await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, revision ?? 'no_stream', key ? { reserve: null, release: key, targetId: id } : null);
+    await this.identity.revokeKeysRestrictedTo(ctx, kind, id);
+  }
+
+  private async appendWithReservations(
+    ctx: RequestContext, principal: Principal, stream: string, events: TargetEvent[], expected: number | 'no_stream',
+    keys: { reserve: string | null; release: string | null; targetId: number } | null,
+  ): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const appends: Array<{ stream: string; events: TargetKeyEvent[] | TargetEvent[]; expectedRevision: number | 'no_stream' }> = [];
+      try {
+        for (const [key, type] of [[keys?.reserve, 'Reserve'], [keys?.release, 'Release']] as const) {
+          if (!key) continue;
+          const { state, revision } = await this.commands.load(reservationStream(key), targetKeyDecider);
+          const decided = targetKeyDecider.decide({ type, key, targetId: keys!.targetId }, state);
+          appends.push({ stream: reservationStream(key), events: decided, expectedRevision: revision ?? 'no_stream' });
+        }
+      } catch (error) {
+        throw await this.shapeConflict(principal, error);
+      }
+      appends.push({ stream, events, expectedRevision: expected });
+      try {
+        await this.commands.appendAll(appends, ctx);
+        return;
+      } catch (error) {
+        // Lost a race for the key: read it again, which names the winner.
+        if (!(error instanceof WrongExpectedRevision) || attempt >= 3 || error.stream === stream) throw error;
+      }
+    }
+  }
+
+  /** 409 target-already-registered names the existing target only when the caller sees it (spec 1 §7). */
+  private async shapeConflict(principal: Principal, error: unknown): Promise<unknown> {
+    if (!(error instanceof DomainError) || error.problemType !== 'target-already-registered') return error;
+    const existing = Number(error.extensions.existingRepositoryId);
+    const row = await this.db.knex('repositories').where({ id: existing }).first();
+    const visibility = await Visibility.of(this.db, principal);
+    if (row && visibility.canSee('repository', row)) {
+      return refuse.conflict(`Repository ${existing} is already registered with this URL, branch and sub-path.`, 'target-already-registered', { existingRepositoryId: existing });
+    }
+    return refuse.conflict('A repository with this URL, branch and sub-path is already registered.', 'target-already-registered');
+  }
+
+  /**
+   * Registering and changing targets is for accounts that write. An administrator may place a
+   * target anywhere; anyone else only in a project one of their teams is granted, so that they
+   * keep seeing what they register.
+   */
+  private async checkMayWrite(principal: Principal, projectId: number | null | undefined, naming: boolean): Promise<void> {
+    if (!writes(principal.roles)) throw refuse.forbidden('Only an account that writes (administrator, CISO, security lead, writer) registers or changes targets.');
+    if (projectId !== null && projectId !== undefined) {
+      const project = await this.db.knex('projects').where({ id: projectId }).first();
+      const visibility = await Visibility.of(this.db, principal);
+      if (!project || !visibility.canSeeProject(projectId)) throw refuse.invalid(`No project ${projectId} is visible to you.`);
+    } else if (naming && !principal.roles.includes('administrator')) {
+      throw refuse.forbidden('Name a projectId granted to one of your teams: only an administrator registers targets outside a project.');
+    }
+  }
+
+  // ---- solutions and projects --------------------------------------------------------------
+
+  async createSolution(ctx: RequestContext, name: string) {
+    const id = await this.ids.next('solution');
+    await this.commands.execute(`solution-${id}`, portfolioDecider, { type: 'CreateSolution', id, name }, ctx);
+    const row = await this.db.knex('solutions').where({ id }).first();
+    return { id, name: row.name, createdAt: row.created_at };
+  }
+
+  async createProject(ctx: RequestContext, name: string, solutionId: number | null) {
+    if (solutionId !== null && !(await this.db.knex('solutions').where({ id: solutionId }).first())) throw refuse.invalid(`No solution ${solutionId}.`);
+    const id = await this.ids.next('project');
+    await this.commands.execute(`project-${id}`, portfolioDecider, { type: 'CreateProject', id, name, solutionId }, ctx);
+    const row = await this.db.knex('projects').where({ id }).first();
+    return { id, name: row.name, solutionId: row.solution_id, createdAt: row.created_at };
+  }
+
+  async listProjects(principal: Principal) {
+    const visibility = await Visibility.of(this.db, principal);
+    const rows: { id: number; name: string; solution_id: number | null; created_at: string }[] = await this.db.knex('projects').orderBy('id');
+    return rows.filter((r) => visibility.canSeeProject(Number(r.id)) || visibility.all)
+      .map((r) => ({ id: Number(r.id), name: r.name, solutionId: r.solution_id === null ? null : Number(r.solution_id), createdAt: r.created_at }));
+  }
+
+  /** GET /solutions: each project with detectedLanguages and languagesUnknownFor over the repositories the caller sees. */
+  async listSolutions(principal: Principal) {
+    const visibility = await Visibility.of(this.db, principal);
+    const solutions: { id: number; name: string; created_at: string }[] = await this.db.knex('solutions').orderBy('id');
+    const projects: { id: number; name: string; solution_id: number | null }[] = await this.db.knex('projects').orderBy('id');
+    const repos: TargetRow[] = await visibility.scope(this.db.knex('repositories').select('id', 'project_id', 'detected_languages'), 'repository');
+    const projectView = (p: { id: number; name: string }) => {
+      const langs = projectLanguages(repos.filter((r) => Number(r.project_id) === Number(p.id))
+        .map((r) => ({ id: Number(r.id), detectedLanguages: r.detected_languages ? JSON.parse(r.detected_languages) : null })));
+      return { id: Number(p.id), name: p.name, ...langs };
+    };
+    return solutions.map((s) => ({
+      id: Number(s.id), name: s.name, createdAt: s.created_at,
+      projects: projects.filter((p) => Number(p.solution_id) === Number(s.id) && (visibility.all || visibility.canSeeProject(Number(p.id)))).map(projectView),
+    }));
+  }
+}
+

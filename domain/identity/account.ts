@@ -1,0 +1,92 @@
+import { assertNever, Decider, DomainEvent, refuse } from '../shared/decider';
+import { isRole, Role } from './roles';
+
+/** One account's stream: `account-<id>`. Only password hashes (scrypt) ever enter an event. */
+export type AccountEvent =
+  | DomainEvent<'AccountCreated', { id: number; username: string; displayName: string; roles: Role[]; passwordHash: string | null; bootstrap: boolean }>
+  | DomainEvent<'AccountUpdated', { id: number; displayName?: string; roles?: Role[]; active?: boolean }>
+  | DomainEvent<'AccountPasswordChanged', { id: number; passwordHash: string; reason: 'own_change' | 'reset' }>;
+
+export type AccountCommand =
+  | { type: 'CreateAccount'; id: number; username: string; displayName: string; roles: string[]; passwordHash: string | null; bootstrap?: boolean }
+  | { type: 'UpdateAccount'; displayName?: string; roles?: string[]; active?: boolean }
+  | { type: 'ChangeOwnPassword'; passwordHash: string }
+  | { type: 'ResetPassword'; passwordHash: string };
+
+export interface AccountState {
+  status: 'none' | 'active' | 'inactive';
+  id: number | null;
+  roles: Role[];
+}
+
+/** Which commands each status accepts: the table decide() consults. */
+export const accountTransitions: Record<AccountState['status'], readonly AccountCommand['type'][]> = {
+  none: ['CreateAccount'],
+  active: ['UpdateAccount', 'ChangeOwnPassword', 'ResetPassword'],
+  inactive: ['UpdateAccount', 'ResetPassword'],
+};
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
+export const MIN_PASSWORD_LENGTH = 12;
+
+function validRoles(roles: string[]): Role[] {
+  if (!Array.isArray(roles) || roles.length === 0) throw refuse.invalid('An account needs at least one role.');
+  const unknown = roles.filter((r) => !isRole(r));
+  if (unknown.length) throw refuse.invalid(`Unknown role ${unknown.map((r) => `"${r}"`).join(', ')}; roles are administrator, ciso, security_lead, platform_governor, auditor, writer, reader.`);
+  return [...new Set(roles as Role[])];
+}
+
+export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState> = {
+  initialState: () => ({ status: 'none', id: null, roles: [] }),
+  decide(command, state) {
+    if (!accountTransitions[state.status].includes(command.type)) {
+      if (state.status === 'none') throw refuse.notFound('No such account.');
+      if (command.type === 'CreateAccount') throw refuse.conflict('This account already exists.');
+      throw refuse.forbidden('This account is deactivated.');
+    }
+    switch (command.type) {
+      case 'CreateAccount': {
+        if (!USERNAME_PATTERN.test(command.username)) throw refuse.invalid('A username has 1 to 100 letters, digits, dots, underscores, @ or hyphens.');
+        const displayName = (command.displayName ?? '').trim() || command.username;
+        return [{ type: 'AccountCreated', data: { id: command.id, username: command.username, displayName, roles: validRoles(command.roles), passwordHash: command.passwordHash, bootstrap: command.bootstrap ?? false } }];
+      }
+      case 'UpdateAccount': {
+        const data: Extract<AccountEvent, { type: 'AccountUpdated' }>['data'] = { id: state.id! };
+        if (command.displayName !== undefined) data.displayName = command.displayName.trim();
+        if (command.roles !== undefined) data.roles = validRoles(command.roles);
+        if (command.active !== undefined) data.active = command.active;
+        return [{ type: 'AccountUpdated', data }];
+      }
+      case 'ChangeOwnPassword':
+        return [{ type: 'AccountPasswordChanged', data: { id: state.id!, passwordHash: command.passwordHash, reason: 'own_change' } }];
+      case 'ResetPassword':
+        return [{ type: 'AccountPasswordChanged', data: { id: state.id!, passwordHash: command.passwordHash, reason: 'reset' } }];
+      default:
+        return assertNever(command);
+    }
+  },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'AccountCreated':
+        return { status: 'active', id: event.data.id, roles: event.data.roles };
+      case 'AccountUpdated':
+        return {
+          ...state,
+          roles: event.data.roles ?? state.roles,
+          status: event.data.active === undefined ? state.status : event.data.active ? 'active' : 'inactive',
+        };
+      case 'AccountPasswordChanged':
+        return state;
+      default:
+        return assertNever(event);
+    }
+  },
+};
+
+/**
+ * Whose keys a password change revokes (spec 1 §5): an administrator's own change revokes the
+ * keys that account issued; a reset always revokes the account's keys.
+ */
+export function passwordChangeRevokesKeys(event: Extract<AccountEvent, { type: 'AccountPasswordChanged' }>, roles: readonly Role[]): boolean {
+  return event.data.reason === 'reset' || roles.includes('administrator');
+}

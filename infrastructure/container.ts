@@ -1,0 +1,102 @@
+import 'reflect-metadata';
+import { Container } from 'inversify';
+import type { Logger } from 'winston';
+import { CommandHandler, ReadModelBarrier } from '../application/command-handler';
+import { IdentityService } from '../application/identity/identity-service';
+import { TeamService } from '../application/identity/team-service';
+import { Clock, systemClock } from '../application/ports/clock';
+import { EventStore } from '../application/ports/event-store';
+import { IdGenerator } from '../application/ports/ids';
+import { SettingsService } from '../application/settings/settings-service';
+import { TargetService } from '../application/targets/target-service';
+import { Services } from '../interfaces/http/services';
+import { runMigrations } from '../migrations';
+import { allProjections } from '../projections';
+import { ProjectionRunner } from '../projections/engine/projection-runner';
+import { Config } from './config/config';
+import { Database, openDatabase } from './db/database';
+import { SqlIdGenerator } from './db/sql-id-generator';
+import { EsdbEventStore } from './eventstore/esdb-event-store';
+import { SqlEventStore } from './eventstore/sql-event-store';
+import { createLogger } from './logging/logger';
+
+/** Binding names of the composition root. */
+export const TOKENS = {
+  Config: Symbol.for('Config'), Logger: Symbol.for('Logger'), Clock: Symbol.for('Clock'), Database: Symbol.for('Database'),
+  EventStore: Symbol.for('EventStore'), IdGenerator: Symbol.for('IdGenerator'), Projections: Symbol.for('Projections'),
+  Commands: Symbol.for('Commands'), Identity: Symbol.for('Identity'), Teams: Symbol.for('Teams'), Settings: Symbol.for('Settings'), Targets: Symbol.for('Targets'),
+} as const;
+
+export interface Overrides {
+  clock?: Clock;
+  database?: Database;
+  logger?: Logger;
+}
+
+/**
+ * The composition root: adapters chosen from the configuration (PGlite, PostgreSQL or MySQL for
+ * read models; the SQL table or EventStoreDB for events), application services wired to them.
+ * Classes stay free of container decorators; bindings are factories here.
+ */
+export function buildContainer(config: Config, overrides: Overrides = {}): Container {
+  const c = new Container({ defaultScope: 'Singleton' });
+  c.bind(TOKENS.Config).toConstantValue(config);
+  c.bind(TOKENS.Logger).toConstantValue(overrides.logger ?? createLogger(config.logLevel, config.logFormat));
+  c.bind(TOKENS.Clock).toConstantValue(overrides.clock ?? systemClock);
+  c.bind(TOKENS.Database).toConstantValue(overrides.database ?? openDatabase(config.database));
+  c.bind(TOKENS.EventStore).toDynamicValue((ctx) => {
+    const db = ctx.container.get<Database>(TOKENS.Database);
+    return config.eventStoreUrl ? new EsdbEventStore(config.eventStoreUrl) : new SqlEventStore(db);
+  });
+  c.bind(TOKENS.IdGenerator).toDynamicValue((ctx) => new SqlIdGenerator(ctx.container.get(TOKENS.Database)));
+  c.bind(TOKENS.Projections).toDynamicValue((ctx) => {
+    const store = ctx.container.get<EventStore & { readAll: SqlEventStore['readAll'] }>(TOKENS.EventStore);
+    const log = ctx.container.get<Logger>(TOKENS.Logger);
+    return new ProjectionRunner(ctx.container.get(TOKENS.Database), store as never, allProjections, {
+      sourceIsDatabase: !config.eventStoreUrl,
+      onError: (e, name) => log.error(`Projection ${name} failed; it retries from its checkpoint`, { error: e.stack }),
+    });
+  });
+  c.bind(TOKENS.Commands).toDynamicValue((ctx) => {
+    const runner = ctx.container.get<ProjectionRunner>(TOKENS.Projections);
+    const log = ctx.container.get<Logger>(TOKENS.Logger);
+    const barrier: ReadModelBarrier = {
+      async waitFor(result, types) {
+        const reached = await runner.waitFor(result.cursor, types, config.readYourWritesTimeoutMs);
+        if (!reached) log.warn('Read models did not reach a command\'s events in time; the answer may precede them', { cursor: result.cursor });
+      },
+    };
+    return new CommandHandler(ctx.container.get(TOKENS.EventStore), ctx.container.get(TOKENS.IdGenerator), barrier);
+  });
+  c.bind(TOKENS.Identity).toDynamicValue((ctx) => new IdentityService(
+    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Clock),
+    { lifetimeMs: config.sessionLifetimeMs, idleMs: config.sessionIdleMs, passwordLogin: config.passwordLogin, oidcIssuer: config.oidcIssuer },
+  ));
+  c.bind(TOKENS.Teams).toDynamicValue((ctx) => new TeamService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
+  c.bind(TOKENS.Settings).toDynamicValue((ctx) => new SettingsService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands)));
+  c.bind(TOKENS.Targets).toDynamicValue((ctx) => new TargetService(
+    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator),
+    ctx.container.get(TOKENS.Identity), ctx.container.get(TOKENS.Settings), ctx.container.get(TOKENS.Config),
+  ));
+  return c;
+}
+
+export function servicesOf(c: Container): Services {
+  return {
+    config: c.get(TOKENS.Config), log: c.get(TOKENS.Logger), clock: c.get(TOKENS.Clock), db: c.get(TOKENS.Database),
+    store: c.get(TOKENS.EventStore), commands: c.get(TOKENS.Commands), projections: c.get(TOKENS.Projections),
+    identity: c.get(TOKENS.Identity), teams: c.get(TOKENS.Teams), settings: c.get(TOKENS.Settings), targets: c.get(TOKENS.Targets),
+  };
+}
+
+/** Migrations, projections caught up, the bootstrap account: what start does before listening. */
+export async function prepare(services: Services): Promise<void> {
+  const { db, projections, config, identity, log } = services;
+  await runMigrations(db.knex, db.engine);
+  await projections.ensureCheckpoints();
+  await projections.catchUp();
+  if (config.bootstrap) {
+    const created = await identity.bootstrap(config.bootstrap.username, config.bootstrap.password);
+    if (created) log.info(`Created the first account "${config.bootstrap.username}" (administrator) from VIGIL_BOOTSTRAP_USERNAME.`);
+  }
+}

@@ -1,0 +1,13 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Bearer secrets: 32 random bytes, base64url, with a readable prefix so that a leaked secret
+ * can be recognised (vgl_k_ integration keys, vgl_s_ sessions). Only the SHA-256 is stored.
+ */
+export function newSecret(kind: 'key' | 'session'): string {
+  return `vgl_${kind === 'key' ? 'k' : 's'}_${randomBytes(32).toString('base64url')}`;
+}
+
+export function sha256Hex(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex');
+}

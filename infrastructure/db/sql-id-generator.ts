@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import { IdGenerator } from '../../application/ports/ids';
+import { Database, rawRows } from './database';
+
+/**
+ * Integer ids from a row per kind, incremented atomically in the database so that several
+ * instances never hand out the same id. Gaps (an id taken by a refused command) are harmless.
+ */
+export class SqlIdGenerator implements IdGenerator {
+  constructor(private readonly db: Database) {}
+
+  uuid(): string {
+    return randomUUID();
+  }
+
+  async next(kind: string): Promise<number> {
+    if (this.db.engine === 'mysql') {
+      // LAST_INSERT_ID is per connection: read it on the same one.
+      return this.db.knex.transaction(async (trx) => {
+        await trx.raw('INSERT INTO id_sequences (name, next_value) VALUES (?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE next_value = LAST_INSERT_ID(next_value + 1)', [kind]);
+        const rows = rawRows<{ id: number }>(this.db, await trx.raw('SELECT LAST_INSERT_ID() AS id'));
+        return Number(rows[0].id);
+      });
+    }
+    const result = await this.db.knex.raw(
+      `INSERT INTO id_sequences (name, next_value) VALUES (?, 1)
+       ON CONFLICT (name) DO UPDATE SET next_value = id_sequences.next_value + 1
+       RETURNING next_value`,
+      [kind],
+    );
+    return Number(rawRows<{ next_value: number }>(this.db, result)[0].next_value);
+  }
+}

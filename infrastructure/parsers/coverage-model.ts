@@ -1,0 +1,56 @@
+/** Shapes shared by the coverage readers (kept apart so the readers do not import coverage.ts). */
+
+export type CoverageFormat = 'jacoco' | 'cobertura' | 'lcov';
+export type PackagesState = 'kept' | 'too_many' | 'path_refused' | 'inconsistent';
+
+export interface PackageFigures {
+  name: string;
+  linesCovered: number;
+  linesTotal: number;
+  branchesCovered: number | null;
+  branchesTotal: number | null;
+}
+
+export interface CoverageFigures {
+  linesCovered: number;
+  linesTotal: number;
+  /** null when the report counted no branch: never 0 of 0 (S1.2.6-04). */
+  branchesCovered: number | null;
+  branchesTotal: number | null;
+  toolVersion: string | null;
+  /** Kept only when packagesState is kept (S1.2.6-09). */
+  packages: PackageFigures[] | null;
+  packagesState: PackagesState;
+}
+
+/** What a format reader hands back before the package rules are applied. */
+export interface RawCoverage {
+  linesCovered: number;
+  linesTotal: number;
+  branchesCovered: number;
+  branchesTotal: number;
+  toolVersion: string | null;
+  /** Every package seen, or only a count once past MAX_PACKAGES (no point keeping them). */
+  packages: PackageFigures[];
+  packageCount: number;
+}
+
+export const MAX_PACKAGES = 10_000;
+export const MAX_PACKAGE_PATH = 1_000;
+
+/** Branch figures: a report that counted no branch says so with null, never 0 of 0. */
+export function branchPair(covered: number, total: number): { branchesCovered: number | null; branchesTotal: number | null } {
+  return total > 0 ? { branchesCovered: covered, branchesTotal: total } : { branchesCovered: null, branchesTotal: null };
+}
+
+/** Collects packages, keeping at most MAX_PACKAGES + 1 of them in memory. */
+export class PackageList {
+  readonly packages: PackageFigures[] = [];
+  count = 0;
+
+  add(name: string, linesCovered: number, linesTotal: number, branchesCovered: number, branchesTotal: number): void {
+    this.count++;
+    if (this.count > MAX_PACKAGES) return;
+    this.packages.push({ name, linesCovered, linesTotal, ...branchPair(branchesCovered, branchesTotal) });
+  }
+}

@@ -1,0 +1,43 @@
+import * as http from 'node:http';
+import { buildContainer, prepare, servicesOf } from '../../infrastructure/container';
+import { loadConfig } from '../../infrastructure/config/config';
+import { SettingError } from '../../infrastructure/config/units';
+import { createApp } from '../http/app';
+import { allRoutes } from '../http/routes';
+
+/** `npm start`: settings, migrations, projections caught up, bootstrap account, then HTTP on VIGIL_PORT. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof SettingError) {
+      process.stderr.write(`Vigil cannot start: ${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const services = servicesOf(buildContainer(config));
+  const { log } = services;
+  log.info(`Vigil ${config.version} starting`, { database: config.database.engine, eventStore: config.eventStoreUrl ? 'eventstoredb' : 'sql' });
+  await prepare(services);
+  services.projections.start();
+  const { app } = createApp(config, services, allRoutes(services));
+  const server = http.createServer(app);
+  server.listen(config.port, config.host, () => log.info(`Vigil listening on http://${config.host}:${config.port}/api/v1`));
+  const stop = async (signal: string) => {
+    log.info(`${signal}: stopping`);
+    server.close();
+    await services.projections.stop();
+    await services.store.close();
+    await services.db.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`Vigil failed to start: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import { Response } from 'express';
+import { RouteDef } from '../route';
+import { Services } from '../services';
+
+const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Team = Type.Object({
+  id: Type.Integer(), name: Type.String(), createdAt: Type.String(), members: Type.Array(Type.Integer()),
+  grants: Type.Array(Type.Object({ kind: Type.String(), id: Type.Integer() })),
+});
+const GrantKind = Type.Union([Type.Literal('project'), Type.Literal('repository'), Type.Literal('container')]);
+const admin = { roles: ['administrator'] as const, sessionOnly: true, rolesDetail: 'Only an administrator manages teams.' };
+
+/** Teams, grants, installation settings and health. */
+export function adminRoutes(s: Services): RouteDef[] {
+  return [
+    {
+      method: 'get', path: '/health', tag: 'Operations', summary: 'Liveness, stores and projection lag; no credential needed', auth: 'public',
+      responses: { 200: { description: 'Healthy' }, 503: { description: 'Unhealthy' } },
+      handler: async (_req, res: Response) => {
+        let database = 'up';
+        try { await s.db.knex.raw('SELECT 1'); } catch { database = 'down'; }
+        let eventStore = 'up';
+        try { await s.store.head(); } catch { eventStore = 'down'; }
+        const projections = database === 'up' ? await s.projections.status() : [];
+        const status = database === 'up' && eventStore === 'up' ? 'up' : 'down';
+        res.status(status === 'up' ? 200 : 503);
+        return { status, eventStore, database, projections };
+      },
+    },
+    {
+      method: 'get', path: '/settings', tag: 'Operations', summary: 'Installation settings by name', auth: { scope: 'read' },
+      responses: { 200: { description: 'Settings' } },
+      handler: async () => s.settings.all(),
+    },
+    {
+      method: 'patch', path: '/settings', tag: 'Operations', summary: 'Change installation settings (each by the role spec 1 §5 names; administrator otherwise)', auth: { sessionOnly: true },
+      body: Type.Record(Type.String(), Type.Union([Type.Boolean(), Type.Integer(), Type.String(), Type.Null()])),
+      responses: { 200: { description: 'All settings after the change' } },
+      handler: async (req) => s.settings.change(req.ctx!, req.principal!.roles, req.body),
+    },
+    {
+      method: 'get', path: '/teams', tag: 'Teams', summary: 'Teams with members and grants', auth: admin,
+      responses: { 200: { description: 'Teams', schema: Type.Array(Team) } },
+      handler: async () => s.teams.list(),
+    },
+    {
+      method: 'post', path: '/teams', tag: 'Teams', summary: 'Create a team', auth: admin,
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      responses: { 201: { description: 'Created', schema: Team } },
+      handler: async (req, res: Response) => { res.status(201); return s.teams.create(req.ctx!, req.body.name); },
+    },
+    {
+      method: 'get', path: '/teams/{id}/members', tag: 'Teams', summary: "A team's members", auth: admin, params: Id,
+      responses: { 200: { description: 'Account ids' } },
+      handler: async (req) => (await s.teams.get(Number(req.params.id))).members,
+    },
+    {
+      method: 'post', path: '/teams/{id}/members', tag: 'Teams', summary: 'Add a member', auth: admin, params: Id,
+      body: Type.Object({ accountId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+      responses: { 201: { description: 'The team', schema: Team } },
+      handler: async (req, res: Response) => { res.status(201); return s.teams.addMember(req.ctx!, Number(req.params.id), req.body.accountId); },
+    },
+    {
+      method: 'delete', path: '/teams/{id}/members/{accountId}', tag: 'Teams', summary: 'Remove a member', auth: admin,
+      params: Type.Object({ id: Type.Integer({ minimum: 1 }), accountId: Type.Integer({ minimum: 1 }) }),
+      responses: { 204: { description: 'Removed' } },
+      handler: async (req) => { await s.teams.removeMember(req.ctx!, Number(req.params.id), Number(req.params.accountId)); },
+    },
+    {
+      method: 'get', path: '/teams/{id}/grants', tag: 'Teams', summary: "A team's grants", auth: admin, params: Id,
+      responses: { 200: { description: 'Grants' } },
+      handler: async (req) => (await s.teams.get(Number(req.params.id))).grants,
+    },
+    {
+      method: 'post', path: '/teams/{id}/grants', tag: 'Teams', summary: 'Grant a project or one target to the team', auth: admin, params: Id,
+      body: Type.Object({ kind: GrantKind, id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+      responses: { 201: { description: 'The team', schema: Team } },
+      handler: async (req, res: Response) => { res.status(201); return s.teams.addGrant(req.ctx!, Number(req.params.id), req.body.kind, req.body.id); },
+    },
+    {
+      method: 'delete', path: '/teams/{id}/grants/{kind}/{targetId}', tag: 'Teams', summary: 'Withdraw a grant', auth: admin,
+      params: Type.Object({ id: Type.Integer({ minimum: 1 }), kind: GrantKind, targetId: Type.Integer({ minimum: 1 }) }),
+      responses: { 204: { description: 'Withdrawn' } },
+      handler: async (req) => { await s.teams.removeGrant(req.ctx!, Number(req.params.id), req.params.kind as never, Number(req.params.targetId)); },
+    },
+  ];
+}

@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox';
+import { Response } from 'express';
+import { Principal } from '../../../application/identity/principal';
+import { ROLES, SCOPES } from '../../../domain/identity/roles';
+import { problem } from '../problem';
+import { RouteDef, VigilRequest } from '../route';
+import { Services } from '../services';
+
+const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
+const Scope = Type.Union(SCOPES.map((s) => Type.Literal(s)));
+const Account = Type.Object({
+  id: Type.Integer(), username: Type.String(), displayName: Type.String(), roles: Type.Array(Role), active: Type.Boolean(), createdAt: Type.String(), updatedAt: Type.String(),
+});
+const ApiKey = Type.Object({
+  id: Type.Integer(), name: Type.String(), accountId: Type.Integer(), scopes: Type.Array(Scope), prefix: Type.String(),
+  restriction: Type.Union([Type.Null(), Type.Object({ kind: Type.String(), id: Type.Integer() })]),
+  expiresAt: Type.Union([Type.String(), Type.Null()]), createdAt: Type.String(), revokedAt: Type.Union([Type.String(), Type.Null()]),
+  revokedReason: Type.Union([Type.String(), Type.Null()]), state: Type.String(),
+});
+const Password = Type.String({ minLength: 1, maxLength: 1024 });
+const tag = 'Identity';
+const admin = { roles: ['administrator'] as const, sessionOnly: true, rolesDetail: 'Only an administrator manages accounts.' };
+
+const principalOf = (req: VigilRequest): Principal => req.principal!;
+
+export function identityRoutes(s: Services): RouteDef[] {
+  return [
+    {
+      method: 'post', path: '/auth/sign-in', tag, summary: 'Sign in with a password; answers a session bearer token', auth: 'public', bodyLimit: 'signIn',
+      body: Type.Object({ username: Type.String({ maxLength: 200 }), password: Password }, { additionalProperties: false }),
+      responses: { 200: { description: 'Signed in', schema: Type.Object({ token: Type.String(), expiresAt: Type.String(), account: Account }) }, 401: { description: 'Refused' } },
+      handler: async (req) => {
+        const result = await s.identity.signIn(req.ctx!, req.body.username, req.body.password);
+        if (!result) throw problem.unauthorized();
+        return result;
+      },
+    },
+    {
+      method: 'post', path: '/auth/sign-out', tag, summary: 'End this session', auth: { sessionOnly: true }, bodyLimit: 'signIn',
+      responses: { 204: { description: 'Signed out' } },
+      handler: async (req) => { await s.identity.signOut(req.ctx!, req.bearer!, principalOf(req)); },
+    },
+    {
+      method: 'get', path: '/me', tag, summary: "The caller's account, roles and, for a key, its scopes", auth: { scope: 'read' },
+      responses: { 200: { description: 'The caller' } },
+      handler: async (req) => {
+        const p = principalOf(req);
+        return { ...(await s.identity.getAccount(p.accountId)), credential: p.kind, ...(p.kind === 'key' ? { keyId: p.keyId, scopes: p.scopes, restriction: p.restriction } : {}) };
+      },
+    },
+    {
+      method: 'put', path: '/me/password', tag, summary: "Change one's own password (an administrator's change revokes the keys that account issued)", auth: { sessionOnly: true },
+      body: Type.Object({ currentPassword: Password, newPassword: Password }, { additionalProperties: false }),
+      responses: { 204: { description: 'Changed' } },
+      handler: async (req) => { await s.identity.changeOwnPassword(req.ctx!, principalOf(req), req.body.currentPassword, req.body.newPassword); },
+    },
+    {
+      method: 'get', path: '/accounts', tag, summary: 'Accounts (administrator)', auth: admin,
+      responses: { 200: { description: 'Accounts', schema: Type.Array(Account) } },
+      handler: async () => s.identity.listAccounts(),
+    },
+    {
+      method: 'post', path: '/accounts', tag, summary: 'Create an account (administrator)', auth: admin,
+      body: Type.Object({ username: Type.String({ minLength: 1, maxLength: 100 }), displayName: Type.Optional(Type.String({ maxLength: 200 })), password: Password, roles: Type.Array(Type.String(), { minItems: 1 }) }, { additionalProperties: false }),
+      responses: { 201: { description: 'Created', schema: Account }, 409: { description: 'Username taken' } },
+      handler: async (req) => s.identity.createAccount(req.ctx!, req.body),
+    },
+    {
+      method: 'patch', path: '/accounts/{id}', tag, summary: 'Change an account (administrator)', auth: admin, params: Id,
+      body: Type.Object({ displayName: Type.Optional(Type.String({ maxLength: 200 })), roles: Type.Optional(Type.Array(Type.String(), { minItems: 1 })), active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      responses: { 200: { description: 'Changed', schema: Account } },
+      handler: async (req) => s.identity.updateAccount(req.ctx!, Number(req.params.id), req.body),
+    },
+    {
+      method: 'post', path: '/accounts/{id}/password-reset', tag, summary: "Reset an account's password (administrator); revokes that account's keys", auth: admin, params: Id,
+      body: Type.Object({ newPassword: Password }, { additionalProperties: false }),
+      responses: { 204: { description: 'Reset' } },
+      handler: async (req) => { await s.identity.resetPassword(req.ctx!, Number(req.params.id), req.body.newPassword); },
+    },
+    {
+      method: 'get', path: '/api-keys', tag, summary: 'Integration keys (yours; every key for an administrator)', auth: { sessionOnly: true },
+      responses: { 200: { description: 'Keys', schema: Type.Array(ApiKey) } },
+      handler: async (req) => s.identity.listKeys(principalOf(req)),
+    },
+    {
+      method: 'post', path: '/api-keys', tag, summary: 'Issue an integration key; the secret `key` appears in this answer only', auth: { sessionOnly: true },
+      body: Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 200 }), scopes: Type.Array(Type.String(), { minItems: 1 }),
+        expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+        repositoryId: Type.Optional(Type.Integer({ minimum: 1 })), containerId: Type.Optional(Type.Integer({ minimum: 1 })),
+      }, { additionalProperties: false }),
+      responses: { 201: { description: 'Issued', schema: Type.Intersect([ApiKey, Type.Object({ key: Type.String() })]) } },
+      handler: async (req, res: Response) => { res.status(201); return s.identity.issueKey(req.ctx!, principalOf(req), req.body); },
+    },
+    {
+      method: 'delete', path: '/api-keys/{id}', tag, summary: 'Revoke a key', auth: { sessionOnly: true }, params: Id,
+      responses: { 204: { description: 'Revoked' } },
+      handler: async (req) => { await s.identity.revokeKey(req.ctx!, principalOf(req), Number(req.params.id)); },
+    },
+  ];
+}

@@ -1,0 +1,96 @@
+import { TSchema, Type } from '@sinclair/typebox';
+import { Response } from 'express';
+import { TargetKind } from '../../../domain/targets';
+import { RouteDef, VigilRequest } from '../route';
+import { Services } from '../services';
+
+const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
+const ScheduleFields = {
+  scanManualOnly: Type.Optional(Type.Boolean()),
+  scanIntervalMinutes: Type.Optional(Nullable(Type.Integer())),
+  scanCron: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+};
+const Schedule = Type.Object({ mode: Type.String(), intervalMinutes: Nullable(Type.Integer()) });
+const TargetCommon = {
+  id: Type.Integer(), name: Type.String(), projectId: Nullable(Type.Integer()), scanManualOnly: Type.Boolean(), scanIntervalMinutes: Nullable(Type.Integer()),
+  scanCron: Nullable(Type.String()), schedule: Schedule, lastScheduledScanAt: Nullable(Type.String()), createdAt: Type.String(), updatedAt: Type.String(),
+};
+const Repository = Type.Object({ ...TargetCommon, url: Type.String(), identity: Type.String(), branch: Type.String(), subPath: Type.String(), detectedLanguages: Nullable(Type.Array(Type.String())) });
+const Container = Type.Object({ ...TargetCommon, image: Type.String() });
+const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })), after: Type.Optional(Type.Integer({ minimum: 0 })) });
+const writeRule = { sessionOnly: true } as const;
+
+function listHandler(s: Services, kind: TargetKind) {
+  return async (req: VigilRequest, res: Response) => {
+    const limit = Number(req.query.limit ?? 100);
+    const page = await s.targets.list(req.principal!, kind, limit, Number(req.query.after ?? 0));
+    if (page.next !== null) res.setHeader('Link', `</api/v1/${kind === 'repository' ? 'repositories' : 'containers'}?limit=${limit}&after=${page.next}>; rel="next"`);
+    return page.items;
+  };
+}
+
+/** Repositories, container images, solutions and projects (spec 1 §2.1, §4.2; CONVENTIONS.md). */
+export function targetRoutes(s: Services): RouteDef[] {
+  const perKind = (kind: TargetKind, plural: string, schema: TSchema, createBody: TSchema, patchBody: TSchema, noun: string): RouteDef[] => [
+    {
+      method: 'get', path: `/${plural}`, tag: 'Targets', summary: `${noun}s you see, by id; limit and after page through them (Link rel="next")`, auth: { scope: 'read' }, query: ListQuery,
+      responses: { 200: { description: 'A page', schema: Type.Array(schema) } }, handler: listHandler(s, kind),
+    },
+    {
+      method: 'post', path: `/${plural}`, tag: 'Targets', summary: `Register a ${noun.toLowerCase()}`, auth: writeRule, body: createBody,
+      responses: { 201: { description: 'Registered', schema }, 409: { description: 'target-already-registered' } },
+      handler: async (req, res) => { const v = await s.targets.register(req.ctx!, req.principal!, kind, req.body); res.status(201); return v; },
+    },
+    {
+      method: 'get', path: `/${plural}/{id}`, tag: 'Targets', summary: `One ${noun.toLowerCase()}`, auth: { scope: 'read' }, params: Id,
+      responses: { 200: { description: 'The target', schema }, 404: { description: 'Unknown or not visible' } },
+      handler: async (req) => s.targets.get(req.principal!, kind, Number(req.params.id)),
+    },
+    {
+      method: 'patch', path: `/${plural}/{id}`, tag: 'Targets', summary: `Change a ${noun.toLowerCase()} (partial)`, auth: writeRule, params: Id, body: patchBody,
+      responses: { 200: { description: 'Changed', schema }, 409: { description: 'target-already-registered' } },
+      handler: async (req) => s.targets.update(req.ctx!, req.principal!, kind, Number(req.params.id), req.body),
+    },
+    {
+      method: 'delete', path: `/${plural}/{id}`, tag: 'Targets', summary: `Delete a ${noun.toLowerCase()}; keys restricted to it are revoked`, auth: writeRule, params: Id,
+      responses: { 204: { description: 'Deleted' } },
+      handler: async (req) => { await s.targets.delete(req.ctx!, req.principal!, kind, Number(req.params.id)); },
+    },
+  ];
+  return [
+    {
+      method: 'get', path: '/repositories/duplicates', tag: 'Targets', summary: 'Groups of repositories sharing an identity, oldest first (administrators)',
+      auth: { scope: 'read', roles: ['administrator'], rolesDetail: 'Only an administrator lists duplicates.' },
+      responses: { 200: { description: 'Groups' } }, handler: async () => s.targets.duplicates(),
+    },
+    ...perKind('repository', 'repositories', Repository,
+      Type.Object({ url: Type.String({ minLength: 1, maxLength: 2048 }), branch: Type.Optional(Type.String({ maxLength: 255 })), subPath: Type.Optional(Type.String({ maxLength: 1024 })), name: Type.Optional(Type.String({ maxLength: 200 })), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
+      Type.Object({ url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })), branch: Type.Optional(Type.String({ maxLength: 255 })), subPath: Type.Optional(Type.String({ maxLength: 1024 })), name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
+      'Repository'),
+    ...perKind('container', 'containers', Container,
+      Type.Object({ image: Type.String({ minLength: 1, maxLength: 1024 }), name: Type.Optional(Type.String({ maxLength: 200 })), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
+      Type.Object({ image: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })), name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
+      'Container image'),
+    {
+      method: 'get', path: '/solutions', tag: 'Portfolio', summary: 'Solutions, each project with detectedLanguages and languagesUnknownFor', auth: { scope: 'read' },
+      responses: { 200: { description: 'Solutions' } }, handler: async (req) => s.targets.listSolutions(req.principal!),
+    },
+    {
+      method: 'post', path: '/solutions', tag: 'Portfolio', summary: 'Create a solution (administrator, CISO)', auth: { sessionOnly: true, roles: ['administrator', 'ciso'] },
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      responses: { 201: { description: 'Created' } },
+      handler: async (req, res) => { res.status(201); return s.targets.createSolution(req.ctx!, req.body.name); },
+    },
+    {
+      method: 'get', path: '/projects', tag: 'Portfolio', summary: 'Projects you see', auth: { scope: 'read' },
+      responses: { 200: { description: 'Projects' } }, handler: async (req) => s.targets.listProjects(req.principal!),
+    },
+    {
+      method: 'post', path: '/projects', tag: 'Portfolio', summary: 'Create a project (administrator, CISO)', auth: { sessionOnly: true, roles: ['administrator', 'ciso'] },
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), solutionId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))) }, { additionalProperties: false }),
+      responses: { 201: { description: 'Created' } },
+      handler: async (req, res) => { res.status(201); return s.targets.createProject(req.ctx!, req.body.name, req.body.solutionId ?? null); },
+    },
+  ];
+}

@@ -1,0 +1,7 @@
+import { auditProjection } from './audit';
+import { Projection } from './engine/projection';
+import { identityProjection } from './identity';
+import { targetsProjection } from './targets';
+
+/** Every read model, in the order a rebuild replays them. */
+export const allProjections: readonly Projection[] = [identityProjection, targetsProjection, auditProjection];
