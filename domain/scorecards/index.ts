@@ -1,0 +1,7 @@
+export * from './risk-points';
+export * from './grades';
+export * from './target-score';
+export * from './ranking';
+export * from './aggregate';
+export * from './global';
+export * from './badge';

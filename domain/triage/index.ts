@@ -1,0 +1,15 @@
+export * from './status';
+export * from './justification';
+export * from './commands';
+export * from './events';
+export * from './issue-lifecycle';
+export * from './state';
+export { evolve } from './evolve';
+export { decide } from './decide';
+export { triageDecider } from './decider';
+export { TRIAGE_TRANSITIONS, accepts } from './transitions';
+export { EXPIRES_IN_DAYS } from './review-date';
+export { TRACKER_REFUSAL_REVIEW_DAYS } from './tracker-proposal';
+export * from './remediation-deadline';
+export * from './history';
+export * from './exceptions';
