@@ -56,7 +56,7 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
 
   app.use(OpenApiValidator.middleware({
     apiSpec: apiDoc as never,
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: false,
     validateSecurity: false,
     ignorePaths: (path: string) => !path.startsWith('/api/v1'),
