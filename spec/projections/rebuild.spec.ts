@@ -63,7 +63,7 @@ describeEachEngine('Projections: restart, rebuild, audit chain', ({ engine, get 
       expect(entryHash(prev, { ...entry, seq: Number(entry.seq), position: Number(entry.position) } as never, null)).to.equal(hash);
       prev = hash;
     }
-    const tampered = { ...rows[3], summary: '{"forged":true}' };
+    const tampered: Record<string, any> = { ...rows[3], summary: '{"forged":true}' };
     const { hash, prev_hash: prevHash, ...entry } = tampered;
     expect(entryHash(prevHash, { ...entry, seq: Number(entry.seq), position: Number(entry.position) } as never, null)).not.to.equal(hash);
     expect(JSON.stringify(rows)).not.to.match(/scrypt\$/);
