@@ -1,0 +1,204 @@
+import { assertNever, Decider, DomainError, refuse } from '../shared/decider';
+import { validateImageReference } from './image-reference';
+import { normaliseBranch, normaliseSubPath, repositoryIdentity, uniquenessKey, validateRepositoryUrl } from './repository-identity';
+import { ScheduleInput, scheduleOnCreate, scheduleOnUpdate } from './schedule';
+import {
+  ContainerTarget, evolveTarget, initialTargetState, RepositoryTarget, Target, TargetChanges, TargetEvent, TargetState, TargetStatus,
+} from './target-events';
+
+export * from './target-events';
+
+/**
+ * The Target decider, one stream per target. Uniqueness of a repository's (identity, branch, sub-path)
+ * spans streams, so it lives in uniqueness.ts; the events here carry the keys the application reserves
+ * and releases.
+ */
+
+interface Gesture {
+  readonly id: number;
+  readonly actor: string;
+  readonly now: Date;
+}
+
+export interface RegisterRepository extends Gesture, ScheduleInput {
+  readonly type: 'RegisterRepository';
+  readonly url: string;
+  readonly branch?: string | null;
+  readonly subPath?: string | null;
+  readonly name?: string | null;
+  readonly projectId?: number | null;
+}
+
+export interface RegisterContainer extends Gesture, ScheduleInput {
+  readonly type: 'RegisterContainer';
+  readonly image: string;
+  readonly name?: string | null;
+  readonly projectId?: number | null;
+}
+
+/** A PATCH: undefined = not named. A null or blank name goes back to the name derived from url or image. */
+export interface TargetPatch extends ScheduleInput {
+  readonly name?: string | null;
+  readonly projectId?: number | null;
+  readonly url?: string;
+  readonly branch?: string | null;
+  readonly subPath?: string | null;
+  readonly image?: string;
+}
+
+export interface UpdateTarget extends Gesture {
+  readonly type: 'UpdateTarget';
+  readonly changes: TargetPatch;
+}
+
+export interface DeleteTarget extends Gesture {
+  readonly type: 'DeleteTarget';
+}
+
+export type TargetCommand = RegisterRepository | RegisterContainer | UpdateTarget | DeleteTarget;
+export type TargetCommandType = TargetCommand['type'];
+
+/** Which commands each status accepts; decide consults it and the spec iterates it. */
+export const targetTransitions: Readonly<Record<TargetStatus, readonly TargetCommandType[]>> = {
+  none: ['RegisterRepository', 'RegisterContainer'],
+  active: ['UpdateTarget', 'DeleteTarget'],
+  deleted: [],
+};
+
+const MAX_NAME_LENGTH = 200;
+
+function targetId(id: unknown): number {
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) throw refuse.invalid('a target id is a positive integer');
+  return id;
+}
+
+function projectId(value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw refuse.invalid('projectId must be a positive integer');
+  return value;
+}
+
+/** A name given, trimmed; otherwise the last segment of the repository path (e.g. "repo") or the image as given. */
+function targetName(value: unknown, fallback: string): string {
+  if (value === null || value === undefined) return fallback;
+  if (typeof value !== 'string') throw refuse.invalid('name must be a string');
+  const name = value.trim();
+  if (name.length > MAX_NAME_LENGTH) throw refuse.invalid(`name is longer than ${MAX_NAME_LENGTH} characters`);
+  return name === '' ? fallback : name;
+}
+
+const repositoryName = (identity: string) => identity.slice(identity.lastIndexOf('/') + 1);
+
+function refusal(command: TargetCommand): DomainError {
+  if (command.type === 'RegisterRepository' || command.type === 'RegisterContainer') {
+    return refuse.conflict(`target ${command.id} already exists`);
+  }
+  return refuse.notFound(`target ${command.id} does not exist`);
+}
+
+function registerRepository(command: RegisterRepository): TargetEvent[] {
+  const url = validateRepositoryUrl(command.url);
+  const identity = repositoryIdentity(url);
+  const branch = normaliseBranch(command.branch);
+  const subPath = normaliseSubPath(command.subPath);
+  return [{
+    type: 'RepositoryRegistered',
+    data: {
+      id: targetId(command.id), url, identity, branch, subPath, uniquenessKey: uniquenessKey(identity, branch, subPath),
+      name: targetName(command.name, repositoryName(identity)), projectId: projectId(command.projectId),
+      ...scheduleOnCreate(command), registeredAt: command.now.toISOString(), registeredBy: command.actor,
+    },
+  }];
+}
+
+function registerContainer(command: RegisterContainer): TargetEvent[] {
+  const image = validateImageReference(command.image);
+  return [{
+    type: 'ContainerImageRegistered',
+    data: {
+      id: targetId(command.id), image, name: targetName(command.name, image), projectId: projectId(command.projectId),
+      ...scheduleOnCreate(command), registeredAt: command.now.toISOString(), registeredBy: command.actor,
+    },
+  }];
+}
+
+/** The fields of a repository after a PATCH, before comparing with what it held. */
+function patchedRepository(target: RepositoryTarget, patch: TargetPatch): Omit<RepositoryTarget, 'kind' | 'id' | 'registeredAt'> {
+  if (patch.image !== undefined) throw refuse.invalid('a repository has no image; url, branch and subPath describe it');
+  const url = patch.url === undefined ? target.url : validateRepositoryUrl(patch.url);
+  const identity = repositoryIdentity(url);
+  const branch = patch.branch === undefined ? target.branch : normaliseBranch(patch.branch);
+  const subPath = patch.subPath === undefined ? target.subPath : normaliseSubPath(patch.subPath);
+  return {
+    url, identity, branch, subPath, uniquenessKey: uniquenessKey(identity, branch, subPath),
+    name: patch.name === undefined ? target.name : targetName(patch.name, repositoryName(identity)),
+    projectId: patch.projectId === undefined ? target.projectId : projectId(patch.projectId),
+    ...scheduleOnUpdate(target, patch),
+  };
+}
+
+function patchedContainer(target: ContainerTarget, patch: TargetPatch): Omit<ContainerTarget, 'kind' | 'id' | 'registeredAt'> {
+  if (patch.url !== undefined || patch.branch !== undefined || patch.subPath !== undefined) {
+    throw refuse.invalid('a container image has no url, branch or subPath; image describes it');
+  }
+  const image = patch.image === undefined ? target.image : validateImageReference(patch.image);
+  return {
+    image,
+    name: patch.name === undefined ? target.name : targetName(patch.name, image),
+    projectId: patch.projectId === undefined ? target.projectId : projectId(patch.projectId),
+    ...scheduleOnUpdate(target, patch),
+  };
+}
+
+const CHANGEABLE: readonly (keyof TargetChanges)[] = [
+  'name', 'projectId', 'scanManualOnly', 'scanIntervalMinutes', 'scanCron', 'url', 'identity', 'branch', 'subPath', 'image',
+];
+
+/** An update that changes nothing records nothing (a repeated PATCH is idempotent). */
+function updateTarget(command: UpdateTarget, target: Target): TargetEvent[] {
+  const after: Record<string, unknown> = target.kind === 'repository' ? patchedRepository(target, command.changes) : patchedContainer(target, command.changes);
+  const before = target as unknown as Record<string, unknown>;
+  const changes = Object.fromEntries(CHANGEABLE.filter((field) => field in after && after[field] !== before[field]).map((field) => [field, after[field]]));
+  if (Object.keys(changes).length === 0) return [];
+  const keyMoved = target.kind === 'repository' && after.uniquenessKey !== target.uniquenessKey;
+  return [{
+    type: 'TargetUpdated',
+    data: {
+      id: target.id, kind: target.kind, changes,
+      ...(keyMoved ? { uniquenessKey: { previous: (target as RepositoryTarget).uniquenessKey, current: after.uniquenessKey as string } } : {}),
+      updatedAt: command.now.toISOString(), updatedBy: command.actor,
+    },
+  }];
+}
+
+function deleteTarget(command: DeleteTarget, target: Target): TargetEvent[] {
+  return [{
+    type: 'TargetDeleted',
+    data: {
+      id: target.id, kind: target.kind, uniquenessKey: target.kind === 'repository' ? target.uniquenessKey : null,
+      deletedAt: command.now.toISOString(), deletedBy: command.actor,
+    },
+  }];
+}
+
+export function decideTarget(command: TargetCommand, state: TargetState): TargetEvent[] {
+  if (!targetTransitions[state.status].includes(command.type)) throw refusal(command);
+  switch (command.type) {
+    case 'RegisterRepository':
+      return registerRepository(command);
+    case 'RegisterContainer':
+      return registerContainer(command);
+    case 'UpdateTarget':
+      return updateTarget(command, (state as Extract<TargetState, { target: Target }>).target);
+    case 'DeleteTarget':
+      return deleteTarget(command, (state as Extract<TargetState, { target: Target }>).target);
+    default:
+      return assertNever(command);
+  }
+}
+
+export const targetDecider: Decider<TargetCommand, TargetEvent, TargetState> = {
+  initialState: initialTargetState,
+  decide: decideTarget,
+  evolve: evolveTarget,
+};
