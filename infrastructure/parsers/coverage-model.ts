@@ -30,7 +30,7 @@ export interface RawCoverage {
   branchesCovered: number;
   branchesTotal: number;
   toolVersion: string | null;
-  /** Every package seen, or only a count once past MAX_PACKAGES (no point keeping them). */
+  /** The packages seen, at most MAX_PACKAGES of them; packageCount counts them all. */
   packages: PackageFigures[];
   packageCount: number;
 }
@@ -43,7 +43,7 @@ export function branchPair(covered: number, total: number): { branchesCovered: n
   return total > 0 ? { branchesCovered: covered, branchesTotal: total } : { branchesCovered: null, branchesTotal: null };
 }
 
-/** Collects packages, keeping at most MAX_PACKAGES + 1 of them in memory. */
+/** Collects packages; past MAX_PACKAGES it only counts them (the state will be too_many). */
 export class PackageList {
   readonly packages: PackageFigures[] = [];
   count = 0;

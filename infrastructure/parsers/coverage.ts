@@ -21,12 +21,14 @@ export function parseCoverage(format: CoverageFormat, body: Buffer): CoverageFig
   return finish(raw, format);
 }
 
+const LABEL: Record<CoverageFormat, string> = { jacoco: 'JaCoCo', cobertura: 'Cobertura', lcov: 'lcov' };
+
 function finish(raw: RawCoverage, format: CoverageFormat): CoverageFigures {
   if (raw.linesTotal <= 0) {
-    refuse(`The ${format} report counts no line; an empty coverage report is refused rather than recorded as zero.`);
+    refuse(`The ${LABEL[format]} report counts no line; an empty coverage report is refused rather than recorded as zero.`);
   }
   if (raw.linesCovered > raw.linesTotal || raw.branchesCovered > raw.branchesTotal) {
-    refuse(`The ${format} report counts more covered than coverable lines or branches.`);
+    refuse(`The ${LABEL[format]} report counts more covered than coverable lines or branches.`);
   }
   const packagesState = stateOf(raw);
   return {
