@@ -22,7 +22,7 @@ export const v001EventLog: Migration = {
       await knex.raw(`CREATE TABLE events (
         position BIGSERIAL PRIMARY KEY,
         commit_id XID8 NOT NULL DEFAULT pg_current_xact_id(),
-        event_id VARCHAR(64) NOT NULL,
+        event_id UUID NOT NULL,
         stream_id VARCHAR(255) NOT NULL,
         revision INT NOT NULL,
         type VARCHAR(128) NOT NULL,

@@ -71,7 +71,7 @@ export const v002Identity: Migration = {
       t.integer('actor').nullable();
       t.string('address', 64).nullable();
       t.string('at', 30).notNullable();
-      t.text('summary').notNullable();
+      t.string('data_hash', 64).notNullable();
       t.string('prev_hash', 64).notNullable();
       t.string('hash', 64).notNullable();
     });

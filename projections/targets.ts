@@ -1,7 +1,7 @@
-import { Knex } from 'knex';
 import { RecordedEvent } from '../application/ports/event-store';
 import type { ContainerImageRegisteredData, RepositoryRegisteredData, TargetDeletedData, TargetUpdatedData } from '../domain/targets';
 import { Projection } from './engine/projection';
+import { RowWriter } from './engine/row-writer';
 
 /** solutions, projects, repositories, containers. */
 const TABLE = { repository: 'repositories', container: 'containers' } as const;
@@ -15,34 +15,34 @@ function scheduleColumns(d: RepositoryRegisteredData | ContainerImageRegisteredD
   return { scan_manual_only: d.scanManualOnly, scan_interval_minutes: d.scanIntervalMinutes, scan_cron: d.scanCron };
 }
 
-type Handler = (trx: Knex.Transaction, e: RecordedEvent<any>) => Promise<unknown>;
+type Handler = (w: RowWriter, e: RecordedEvent<any>) => Promise<unknown> | void;
 
 const handlers: Record<string, Handler> = {
-  SolutionCreated: (trx, e) => trx('solutions').insert({ id: e.data.id, name: e.data.name, created_at: e.metadata.at }),
-  ProjectCreated: (trx, e) => trx('projects').insert({ id: e.data.id, name: e.data.name, solution_id: e.data.solutionId, created_at: e.metadata.at }),
-  RepositoryRegistered: (trx, e: RecordedEvent<RepositoryRegisteredData>) => trx('repositories').insert({
+  SolutionCreated: (w, e) => w.insert('solutions', { id: e.data.id, name: e.data.name, created_at: e.metadata.at }),
+  ProjectCreated: (w, e) => w.insert('projects', { id: e.data.id, name: e.data.name, solution_id: e.data.solutionId, created_at: e.metadata.at }),
+  RepositoryRegistered: (w, e: RecordedEvent<RepositoryRegisteredData>) => w.insert('repositories', {
     id: e.data.id, url: e.data.url, identity: e.data.identity, uniqueness_key: e.data.uniquenessKey, branch: e.data.branch, sub_path: e.data.subPath,
     detected_languages: null, name: e.data.name, project_id: e.data.projectId, ...scheduleColumns(e.data), last_scheduled_scan_at: null,
     created_by: e.metadata.actor, created_at: e.metadata.at, updated_at: e.metadata.at,
   }),
-  ContainerImageRegistered: (trx, e: RecordedEvent<ContainerImageRegisteredData>) => trx('containers').insert({
+  ContainerImageRegistered: (w, e: RecordedEvent<ContainerImageRegisteredData>) => w.insert('containers', {
     id: e.data.id, image: e.data.image, name: e.data.name, project_id: e.data.projectId, ...scheduleColumns(e.data), last_scheduled_scan_at: null,
     created_by: e.metadata.actor, created_at: e.metadata.at, updated_at: e.metadata.at,
   }),
-  TargetUpdated: (trx, e: RecordedEvent<TargetUpdatedData>) => {
+  TargetUpdated: (w, e: RecordedEvent<TargetUpdatedData>) => {
     const row: Record<string, unknown> = { updated_at: e.metadata.at };
     for (const [field, value] of Object.entries(e.data.changes)) if (COLUMN[field]) row[COLUMN[field]] = value;
     if (e.data.uniquenessKey) row.uniqueness_key = e.data.uniquenessKey.current;
-    return trx(TABLE[e.data.kind]).where({ id: e.data.id }).update(row);
+    return w.update(TABLE[e.data.kind], { id: e.data.id }, row);
   },
-  TargetDeleted: (trx, e: RecordedEvent<TargetDeletedData>) => trx(TABLE[e.data.kind]).where({ id: e.data.id }).del(),
+  TargetDeleted: (w, e: RecordedEvent<TargetDeletedData>) => w.delete(TABLE[e.data.kind], { id: e.data.id }),
 };
 
 export const targetsProjection: Projection = {
   name: 'targets',
   handles: new Set(Object.keys(handlers)),
   tables: ['solutions', 'projects', 'repositories', 'containers'],
-  async apply(trx, events) {
-    for (const e of events) await handlers[e.type](trx, e);
+  async apply(w, events) {
+    for (const e of events) await handlers[e.type](w, e);
   },
 };

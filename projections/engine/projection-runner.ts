@@ -1,7 +1,8 @@
 import { Knex } from 'knex';
-import { compareCursors, Cursor, EventStore, RecordedEvent, START } from '../../application/ports/event-store';
-import { Database } from '../../infrastructure/db/database';
+import { compareCursors, Cursor, RecordedEvent, START } from '../../application/ports/event-store';
+import { Database, rawRows } from '../../infrastructure/db/database';
 import { handledBy, Projection } from './projection';
+import { RowWriter } from './row-writer';
 
 export interface ProjectionStatus {
   name: string;
@@ -17,12 +18,15 @@ export interface EventSource {
 
 interface CheckpointRow { name: string; commit_id: string; position: number | string }
 
+const cursorOf = (r: CheckpointRow): Cursor => ({ commit: String(r.commit_id), position: Number(r.position) });
+
 /**
  * Runs projections from the event log into the read database (ADR 0003): catch-up, then live.
- * Each batch: lock the projection's checkpoint row (SKIP LOCKED, so a second instance leaves it
- * to whoever holds it), read the events after it, apply, move the checkpoint, commit.
- * Read-your-writes waits on the checkpoint rows in the database, not on an in-process signal,
- * so it holds with several instances.
+ * A step locks the checkpoint rows of the projections (SKIP LOCKED, so a second instance leaves
+ * them to whoever holds them), reads the events after them once per distinct checkpoint, applies
+ * each projection through a RowWriter, moves the checkpoints and commits: rows and checkpoints in
+ * one transaction, so every event counts exactly once. Read-your-writes waits on the checkpoint
+ * rows in the database, not on an in-process signal, so it holds with several instances.
  */
 export class ProjectionRunner {
   private running = false;
@@ -37,7 +41,7 @@ export class ProjectionRunner {
     private readonly options: { batchSize?: number; idleMs?: number; sourceIsDatabase?: boolean; onError?: (e: Error, p: string) => void } = {},
   ) {}
 
-  get batchSize(): number { return this.options.batchSize ?? 1000; }
+  get batchSize(): number { return this.options.batchSize ?? 2000; }
 
   async ensureCheckpoints(): Promise<void> {
     const existing = new Set((await this.db.knex('projection_checkpoints').select('name')).map((r: { name: string }) => r.name));
@@ -51,30 +55,49 @@ export class ProjectionRunner {
     }
   }
 
-  /** Processes one batch of one projection. Returns how many events it read (0 = caught up or busy elsewhere). */
-  async step(projection: Projection): Promise<number> {
+  /**
+   * One batch for the given projections. Returns the largest number of events read for any of
+   * them (0 = all caught up, or all held by another instance).
+   */
+  async step(projections: readonly Projection[] = this.projections): Promise<number> {
     return this.db.knex.transaction(async (trx) => {
+      const names = projections.map((p) => p.name);
       const lock = this.db.engine === 'pglite' ? '' : ' FOR UPDATE SKIP LOCKED';
-      const rows: CheckpointRow[] = await trx.raw(`SELECT name, commit_id, position FROM projection_checkpoints WHERE name = ?${lock}`, [projection.name])
-        .then((r: unknown) => (this.db.engine === 'mysql' ? (r as [CheckpointRow[]])[0] : (r as { rows: CheckpointRow[] }).rows));
-      if (rows.length === 0) return 0;
-      const from: Cursor = { commit: String(rows[0].commit_id), position: Number(rows[0].position) };
-      const events = await this.source.readAll(from, this.batchSize, this.options.sourceIsDatabase === false ? undefined : trx);
-      if (events.length === 0) return 0;
-      const mine = events.filter((e) => handledBy(projection, e.type));
-      if (mine.length > 0) await projection.apply(trx, mine, this.db);
-      const last = events[events.length - 1].cursor;
-      await trx('projection_checkpoints').where({ name: projection.name })
-        .update({ commit_id: last.commit, position: last.position, updated_at: new Date().toISOString() });
-      return events.length;
+      const rows = rawRows<CheckpointRow>(this.db, await trx.raw(
+        `SELECT name, commit_id, position FROM projection_checkpoints WHERE name IN (${names.map(() => '?').join(', ')}) ORDER BY name${lock}`, names,
+      ));
+      const groups = new Map<string, { from: Cursor; members: Projection[] }>();
+      for (const row of rows) {
+        const p = projections.find((x) => x.name === row.name)!;
+        const key = `${row.commit_id}:${row.position}`;
+        if (!groups.has(key)) groups.set(key, { from: cursorOf(row), members: [] });
+        groups.get(key)!.members.push(p);
+      }
+      let most = 0;
+      const now = new Date().toISOString();
+      for (const { from, members } of groups.values()) {
+        const events = await this.source.readAll(from, this.batchSize, this.options.sourceIsDatabase === false ? undefined : trx);
+        if (events.length === 0) continue;
+        most = Math.max(most, events.length);
+        const last = events[events.length - 1].cursor;
+        // One writer for the group: projections own disjoint tables, so their buffered rows
+        // can all go out together at the end.
+        const writer = new RowWriter(trx, this.db.engine);
+        for (const p of members) {
+          const mine = events.filter((e) => handledBy(p, e.type));
+          if (mine.length > 0) await p.apply(writer, mine);
+        }
+        await writer.flush();
+        await trx('projection_checkpoints').whereIn('name', members.map((m) => m.name))
+          .update({ commit_id: last.commit, position: last.position, updated_at: now });
+      }
+      return most;
     });
   }
 
   /** Runs every projection until none has anything left (catch-up). */
   async catchUp(): Promise<void> {
-    for (const p of this.projections) {
-      while ((await this.step(p)) === this.batchSize) { /* full batch: more may follow */ }
-    }
+    while ((await this.step()) === this.batchSize) { /* a full batch: more may follow */ }
   }
 
   start(): void {
@@ -83,14 +106,12 @@ export class ProjectionRunner {
     this.loop = (async () => {
       while (this.running) {
         let busy = false;
-        for (const p of this.projections) {
-          try {
-            const n = await this.step(p);
-            if (n === this.batchSize) busy = true;
-          } catch (error) {
-            this.lastError = error as Error;
-            this.options.onError?.(error as Error, p.name);
-          }
+        try {
+          busy = (await this.step()) === this.batchSize;
+        } catch (error) {
+          this.lastError = error as Error;
+          this.options.onError?.(error as Error, this.projections.map((p) => p.name).join(','));
+          await this.stepEachAlone();
         }
         if (!busy && this.running) await this.sleep(this.options.idleMs ?? 250);
       }
@@ -116,12 +137,12 @@ export class ProjectionRunner {
     const names = this.projections.filter((p) => types.some((t) => handledBy(p, t))).map((p) => p.name);
     if (names.length === 0) return true;
     const deadline = Date.now() + timeoutMs;
-    let delay = 2;
+    let delay = 1;
     for (;;) {
       if (!this.running) await this.catchUp();
       else this.nudge();
       const rows: CheckpointRow[] = await this.db.knex('projection_checkpoints').select('name', 'commit_id', 'position').whereIn('name', names);
-      const done = rows.length === names.length && rows.every((r) => compareCursors({ commit: String(r.commit_id), position: Number(r.position) }, cursor) >= 0);
+      const done = rows.length === names.length && rows.every((r) => compareCursors(cursorOf(r), cursor) >= 0);
       if (done) return true;
       if (Date.now() > deadline) return false;
       await new Promise((r) => setTimeout(r, delay));
@@ -135,7 +156,7 @@ export class ProjectionRunner {
     const result: ProjectionStatus[] = [];
     for (const p of this.projections) {
       const row = byName.get(p.name);
-      const cursor = row ? { commit: String(row.commit_id), position: Number(row.position) } : START;
+      const cursor = row ? cursorOf(row) : START;
       const lag = this.source.countAfter ? await this.source.countAfter(cursor, 1_000_000) : 0;
       result.push({ name: p.name, position: cursor.position, lagEvents: lag });
     }
@@ -147,14 +168,23 @@ export class ProjectionRunner {
   /** Empties each projection's tables, resets its checkpoint, replays from the start. */
   async rebuild(selected: readonly Projection[] = this.projections): Promise<void> {
     await this.ensureCheckpoints();
-    for (const p of selected) {
-      await this.db.knex.transaction(async (trx) => {
+    await this.db.knex.transaction(async (trx) => {
+      for (const p of selected) {
         for (const table of p.tables) await trx(table).del();
-        await trx('projection_checkpoints').where({ name: p.name }).update({ commit_id: '0', position: 0, updated_at: new Date().toISOString() });
-      });
-    }
-    for (const p of selected) {
-      while ((await this.step(p)) === this.batchSize) { /* replaying */ }
+      }
+      await trx('projection_checkpoints').whereIn('name', selected.map((p) => p.name)).update({ commit_id: '0', position: 0, updated_at: new Date().toISOString() });
+    });
+    while ((await this.step(selected)) === this.batchSize) { /* replaying */ }
+  }
+
+  /** After a failed shared step, advance each projection alone so one broken read model does not hold back the others. */
+  private async stepEachAlone(): Promise<void> {
+    for (const p of this.projections) {
+      try {
+        await this.step([p]);
+      } catch (error) {
+        this.options.onError?.(error as Error, p.name);
+      }
     }
   }
 

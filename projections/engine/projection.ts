@@ -1,9 +1,8 @@
-import { Knex } from 'knex';
 import { RecordedEvent } from '../../application/ports/event-store';
-import { Database } from '../../infrastructure/db/database';
+import { RowWriter } from './row-writer';
 
 /**
- * One read model. `apply` writes its rows for a batch of events inside the transaction in
+ * One read model. `apply` writes its rows for a batch of events, through a RowWriter on the transaction in
  * which the runner also moves the checkpoint, so every event counts exactly once (trap 2).
  * Rows must derive only from events (ids, times from metadata.at) so a rebuild is identical.
  */
@@ -13,7 +12,7 @@ export interface Projection {
   readonly handles: ReadonlySet<string> | 'all';
   /** Tables it owns: emptied by a rebuild. */
   readonly tables: readonly string[];
-  apply(trx: Knex.Transaction, events: RecordedEvent[], db: Database): Promise<void>;
+  apply(writer: RowWriter, events: RecordedEvent[]): Promise<void>;
 }
 
 export function handledBy(projection: Projection, type: string): boolean {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Knex } from 'knex';
-import { entryHash, GENESIS_HASH } from '../../projections/audit';
+import { dataHash, entryHash, GENESIS_HASH } from '../../projections/audit';
 import { describeEachEngine } from '../support/databases';
 import { RunningVigil, startVigil } from '../support/vigil';
 
@@ -53,19 +53,22 @@ describeEachEngine('Projections: restart, rebuild, audit chain', ({ engine, get 
     await second.stop({ keepDatabase: true });
   });
 
-  it('chains the audit log by hash; a changed entry breaks the chain', async () => {
-    const rows: Array<Record<string, any>> = await get().db.knex('audit_log').orderBy('seq');
+  it('chains the audit log by hash over each event\'s data; a changed event or entry breaks the chain', async () => {
+    const knex = get().db.knex;
+    const rows: Array<Record<string, any>> = await knex('audit_log').orderBy('seq');
     expect(rows.length).to.be.greaterThan(10);
+    const events = new Map((await knex('events').select('event_id', 'data')).map((e: { event_id: string; data: string }) => [String(e.event_id), JSON.parse(e.data)]));
     let prev = GENESIS_HASH;
     for (const r of rows) {
       const { hash, prev_hash: prevHash, ...entry } = r;
       expect(prevHash).to.equal(prev);
-      expect(entryHash(prev, { ...entry, seq: Number(entry.seq), position: Number(entry.position) } as never, null)).to.equal(hash);
+      expect(entry.data_hash).to.equal(dataHash(events.get(String(entry.event_id))));
+      expect(entryHash(prev, { ...entry, seq: Number(entry.seq), position: Number(entry.position) } as never)).to.equal(hash);
       prev = hash;
     }
-    const tampered: Record<string, any> = { ...rows[3], summary: '{"forged":true}' };
-    const { hash, prev_hash: prevHash, ...entry } = tampered;
-    expect(entryHash(prevHash, { ...entry, seq: Number(entry.seq), position: Number(entry.position) } as never, null)).not.to.equal(hash);
+    const forged: Record<string, any> = { ...rows[3], data_hash: dataHash({ forged: true }) };
+    const { hash, prev_hash: prevHash, ...entry } = forged;
+    expect(entryHash(prevHash, { ...entry, seq: Number(entry.seq), position: Number(entry.position) } as never)).not.to.equal(hash);
     expect(JSON.stringify(rows)).not.to.match(/scrypt\$/);
   });
 });

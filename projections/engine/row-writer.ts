@@ -1,0 +1,154 @@
+import { Knex } from 'knex';
+import { Engine } from '../../infrastructure/db/database';
+
+type Row = Record<string, unknown>;
+
+interface TableBuffer {
+  /** Pending inserts by key (or insertion order when the table has no key given). */
+  rows: Map<string, Row>;
+  key: readonly string[] | null;
+  upsert: boolean;
+}
+
+const CHUNK = 500;
+
+/**
+ * Writes of one projection batch, coalesced: consecutive inserts into a table become one
+ * multi-row INSERT; an update or delete of a row still pending is applied in memory; anything
+ * else flushes that table first, so the order of effects per table is kept. Replays are mostly
+ * inserts, which is what makes a rebuild fast (ADR 0003).
+ */
+export class RowWriter {
+  private readonly tables = new Map<string, TableBuffer>();
+  private seq = 0;
+
+  constructor(readonly trx: Knex.Transaction, readonly engine: Engine) {}
+
+  insert(table: string, row: Row, key: readonly string[] | null = ['id']): void {
+    const buffer = this.buffer(table, key, false);
+    buffer.rows.set(key ? keyOf(row, key) : `#${this.seq++}`, row);
+  }
+
+  /** Insert or replace by key (settings, last-known values). */
+  upsert(table: string, row: Row, key: readonly string[]): void {
+    const buffer = this.buffer(table, key, true);
+    buffer.rows.set(keyOf(row, key), row);
+  }
+
+  async update(table: string, where: Row, changes: Row): Promise<void> {
+    const pending = this.pendingRow(table, where);
+    if (pending) {
+      Object.assign(pending, changes);
+      return;
+    }
+    await this.flushTable(table);
+    await this.trx(table).where(where).update(changes);
+  }
+
+  async delete(table: string, where: Row): Promise<void> {
+    const buffer = this.tables.get(table);
+    // A row still pending was never written: forgetting it is the delete.
+    if (buffer?.key && sameColumns(Object.keys(where), buffer.key) && buffer.rows.delete(keyOf(where, buffer.key))) return;
+    await this.flushTable(table);
+    await this.trx(table).where(where).del();
+  }
+
+  /** Runs arbitrary SQL after flushing the named tables. */
+  async run<T>(tables: readonly string[], fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    for (const t of tables) await this.flushTable(t);
+    return fn(this.trx);
+  }
+
+  async flush(): Promise<void> {
+    for (const table of this.tables.keys()) await this.flushTable(table);
+  }
+
+  private buffer(table: string, key: readonly string[] | null, upsert: boolean): TableBuffer {
+    let buffer = this.tables.get(table);
+    if (!buffer || buffer.upsert !== upsert) {
+      if (buffer) throw new Error(`RowWriter: ${table} mixes inserts and upserts in one batch; flush between them`);
+      buffer = { rows: new Map(), key, upsert };
+      this.tables.set(table, buffer);
+    }
+    return buffer;
+  }
+
+  private pendingRow(table: string, where: Row): Row | undefined {
+    const buffer = this.tables.get(table);
+    if (!buffer?.key || !sameColumns(Object.keys(where), buffer.key)) return undefined;
+    return buffer.rows.get(keyOf(where, buffer.key));
+  }
+
+  private async flushTable(table: string): Promise<void> {
+    const buffer = this.tables.get(table);
+    if (!buffer || buffer.rows.size === 0) {
+      this.tables.delete(table);
+      return;
+    }
+    const rows = [...buffer.rows.values()];
+    this.tables.delete(table);
+    if (this.engine === 'mysql') {
+      for (let i = 0; i < rows.length; i += CHUNK) {
+        const chunk = rows.slice(i, i + CHUNK);
+        // knex writes ON DUPLICATE KEY UPDATE for the upserts.
+        await (buffer.upsert ? this.trx(table).insert(chunk).onConflict(buffer.key as string[]).merge() : this.trx(table).insert(chunk));
+      }
+      return;
+    }
+    await this.insertByColumns(table, rows, buffer.upsert ? buffer.key : null);
+  }
+
+  /**
+   * PostgreSQL: one array per column through unnest(), a handful of bind parameters whatever
+   * the row count; about three times faster than multi-row VALUES for rebuilds.
+   */
+  private async insertByColumns(table: string, rows: Row[], conflictKey: readonly string[] | null): Promise<void> {
+    const types = await columnTypes(this.trx, table);
+    const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+    for (const c of columns) if (!types.has(c)) throw new Error(`RowWriter: ${table} has no column ${c}`);
+    const onConflict = conflictKey
+      ? ` ON CONFLICT (${conflictKey.map(quote).join(', ')}) DO UPDATE SET ${columns.filter((c) => !conflictKey.includes(c)).map((c) => `${quote(c)} = EXCLUDED.${quote(c)}`).join(', ')}`
+      : '';
+    for (let i = 0; i < rows.length; i += BIG_CHUNK) {
+      const chunk = rows.slice(i, i + BIG_CHUNK);
+      await this.trx.raw(
+        `INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) SELECT * FROM unnest(${columns.map((c) => `?::${types.get(c)}[]`).join(', ')})${onConflict}`,
+        columns.map((c) => chunk.map((r) => toParam(r[c]))) as never,
+      );
+    }
+  }
+}
+
+const BIG_CHUNK = 5000;
+const typeCache = new Map<string, Map<string, string>>();
+
+/** Column name -> SQL type for the casts of insertByColumns; the schema is the same for every database of a version. */
+async function columnTypes(trx: Knex.Transaction, table: string): Promise<Map<string, string>> {
+  let types = typeCache.get(table);
+  if (!types) {
+    const result = await trx.raw(
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? AND table_schema = current_schema()`, [table],
+    );
+    types = new Map((result.rows as { column_name: string; data_type: string }[]).map((r) => [r.column_name, r.data_type === 'USER-DEFINED' ? 'text' : r.data_type]));
+    typeCache.set(table, types);
+  }
+  return types;
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replace(/"/g, '""')}"`;
+}
+
+function toParam(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) return JSON.stringify(value);
+  return value;
+}
+
+function keyOf(row: Row, key: readonly string[]): string {
+  return key.map((k) => String(row[k])).join('\u0000');
+}
+
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((c) => b.includes(c));
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { NewEvent } from '../../application/ports/event-store';
+import { SqlEventStore } from '../../infrastructure/eventstore/sql-event-store';
+import { allProjections } from '../../projections';
+import { ProjectionRunner } from '../../projections/engine/projection-runner';
+import { benchDatabase, rate, timed } from './support';
+
+/**
+ * npm run bench:events — against PostgreSQL (VIGIL_BENCH_PG_URL):
+ *   single-event appends per second (concurrent appenders, one event per call),
+ *   events per second in batches of 500,
+ *   projection replay (rebuild of every read model) over 200,000 events.
+ * Targets on 2 cores (issue 2): 5,000 appends/s, 100,000 events/s batched, replay ≥ 30,000 events/s.
+ */
+const SINGLE = Number(process.env.BENCH_SINGLE ?? 20_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
+const REPLAY = Number(process.env.BENCH_REPLAY ?? 200_000);
+const meta = { actor: 1, address: '127.0.0.1', userAgent: 'bench', correlationId: null, at: '2026-01-01T00:00:00.000Z' };
+
+function repositoryRegistered(id: number): NewEvent {
+  return {
+    id: randomUUID(), type: 'RepositoryRegistered', metadata: meta,
+    data: { id, url: `https://git.example/org/repo-${id}`, identity: `git.example/org/repo-${id}`, branch: 'main', subPath: '', uniquenessKey: randomUUID().replace(/-/g, ''), name: `repo-${id}`, projectId: null, scanManualOnly: false, scanIntervalMinutes: null, scanCron: null, registeredAt: meta.at, registeredBy: '1' },
+  };
+}
+
+function settingChanged(i: number): NewEvent {
+  return { id: randomUUID(), type: 'SettingChanged', metadata: meta, data: { name: 'scan_default_interval_days', value: i % 30, previous: (i + 29) % 30 } };
+}
+
+async function main(): Promise<void> {
+  const { db, drop } = await benchDatabase();
+  const store = new SqlEventStore(db);
+  try {
+    // 1. single-event appends, CONCURRENCY appenders on distinct streams
+    let next = 0;
+    const single = await timed(async () => {
+      await Promise.all(Array.from({ length: CONCURRENCY }, async (_, w) => {
+        let revision: number | 'no_stream' = 'no_stream';
+        while (next < SINGLE) {
+          next++;
+          const r = await store.append(`bench-single-${w}`, [settingChanged(next)], revision);
+          revision = r.nextRevision;
+        }
+      }));
+    });
+    console.log(`single-event appends: ${rate(SINGLE, single.ms)} appends/s (${SINGLE} appends, ${CONCURRENCY} concurrent appenders, ${single.ms.toFixed(0)} ms)`);
+
+    // 2. batches of 500
+    let id = 0;
+    const batched = await timed(async () => {
+      for (let b = 0; b < BATCHES; b++) {
+        await store.append(`bench-batch-${b}`, Array.from({ length: 500 }, () => repositoryRegistered(++id)), 'no_stream');
+      }
+    });
+    console.log(`batched appends (500 per call): ${rate(BATCHES * 500, batched.ms)} events/s (${BATCHES * 500} events, ${batched.ms.toFixed(0)} ms)`);
+
+    // 3. replay: top the log up to REPLAY events, then rebuild every read model from zero
+    const have = SINGLE + BATCHES * 500;
+    for (let b = 0; have + b * 500 < REPLAY; b++) {
+      await store.append(`bench-fill-${b}`, Array.from({ length: 500 }, (_, i) => (i % 2 ? repositoryRegistered(++id) : settingChanged(i))), 'no_stream');
+    }
+    const total = Number((await db.knex('events').count({ n: '*' }).first())!.n);
+    const runner = new ProjectionRunner(db, store, allProjections);
+    const replay = await timed(() => runner.rebuild());
+    console.log(`projection replay: ${rate(total, replay.ms)} events/s (${total} events through ${allProjections.length} projections: ${allProjections.map((p) => p.name).join(', ')}; ${replay.ms.toFixed(0)} ms)`);
+  } finally {
+    await drop();
+  }
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
