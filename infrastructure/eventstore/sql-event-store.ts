@@ -87,25 +87,16 @@ export class SqlEventStore implements EventStore {
    * same revision fails on the unique key and is reported as a wrong expected revision.
    */
   private async appendInOneStatement(append: { stream: string; expectedRevision: ExpectedRevision; rows: SerialisedRow[] }): Promise<AppendResult> {
-    const check = append.expectedRevision === 'any' ? 'TRUE' : `cur.rev = ${append.expectedRevision === 'no_stream' ? -1 : Number(append.expectedRevision)}`;
-    // Columns as arrays (unnest): five bind parameters whatever the batch size.
+    // 'any' passes null: no check. Columns go as arrays (unnest): the statement text never
+    // changes, so PostgreSQL keeps it prepared per connection (no parse or plan per append).
+    const expected = append.expectedRevision === 'any' ? null : append.expectedRevision === 'no_stream' ? -1 : Number(append.expectedRevision);
     const values = [
-      append.stream, append.stream,
-      append.rows.map((r) => r.event_id), append.rows.map((_, i) => i), append.rows.map((r) => r.type),
-      append.rows.map((r) => r.data), append.rows.map((r) => r.metadata),
+      append.stream, append.stream, append.rows.map((r) => r.event_id), append.rows.map((_, i) => i), append.rows.map((r) => r.type),
+      append.rows.map((r) => r.data), append.rows.map((r) => r.metadata), expected, expected,
     ];
     let rows: EventRow[];
     try {
-      const result = await this.db.knex.raw(
-        `WITH cur AS (SELECT coalesce(max(revision), -1) AS rev FROM events WHERE stream_id = ?)
-         INSERT INTO events (event_id, stream_id, revision, type, data, metadata)
-         SELECT v.event_id, ?::varchar, cur.rev + 1 + v.ord, v.type, v.data, v.metadata
-           FROM cur, unnest(?::uuid[], ?::int[], ?::varchar[], ?::text[], ?::text[]) AS v(event_id, ord, type, data, metadata)
-          WHERE ${check}
-         RETURNING position, revision, commit_id::text AS commit_id`,
-        values,
-      );
-      rows = rawRows<EventRow>(this.db, result);
+      rows = await this.query<EventRow>('vigil_append_one_stream', APPEND_ONE_STREAM, values);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       rows = [];
@@ -118,6 +109,23 @@ export class SqlEventStore implements EventStore {
     }
     const last = rows.reduce((a, b) => (Number(a.revision) > Number(b.revision) ? a : b));
     return { nextRevision: Number(last.revision), cursor: cursorOf(last) };
+  }
+
+  /**
+   * A statement on PostgreSQL through the driver, named so that each pooled connection prepares
+   * it once; elsewhere (PGlite) through knex with the same `$n` text.
+   */
+  private async query<R>(name: string, text: string, values: unknown[]): Promise<R[]> {
+    if (this.db.engine !== 'postgres') {
+      return rawRows<R>(this.db, await this.db.knex.raw(text.replace(/\$\d+/g, '?'), values as never));
+    }
+    const client = this.db.knex.client as unknown as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
+    const connection = await client.acquireConnection();
+    try {
+      return (await connection.query({ name, text, values })).rows as R[];
+    } finally {
+      await client.releaseConnection(connection);
+    }
   }
 
   async readStream<T = unknown>(stream: string): Promise<RecordedEvent<T>[]> {
@@ -225,6 +233,15 @@ export class SqlEventStore implements EventStore {
     return { nextRevision: Number(last!.revision), cursor: cursorOf(last!) };
   }
 }
+
+interface PgConnection { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }> }
+
+const APPEND_ONE_STREAM = `WITH cur AS (SELECT coalesce(max(revision), -1) AS rev FROM events WHERE stream_id = $1)
+  INSERT INTO events (event_id, stream_id, revision, type, data, metadata)
+  SELECT v.event_id, $2::varchar, cur.rev + 1 + v.ord, v.type, v.data, v.metadata
+    FROM cur, unnest($3::uuid[], $4::int[], $5::varchar[], $6::text[], $7::text[]) AS v(event_id, ord, type, data, metadata)
+   WHERE $8::int IS NULL OR cur.rev = $9::int
+  RETURNING position, revision, commit_id::text AS commit_id`;
 
 interface SerialisedRow {
   event_id: string;

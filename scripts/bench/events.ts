@@ -30,7 +30,7 @@ function settingChanged(i: number): NewEvent {
 }
 
 async function main(): Promise<void> {
-  const { db, drop } = await benchDatabase();
+  const { db, drop } = await benchDatabase(CONCURRENCY);
   const store = new SqlEventStore(db);
   try {
     // 1. single-event appends, CONCURRENCY appenders on distinct streams
@@ -47,17 +47,21 @@ async function main(): Promise<void> {
     });
     console.log(`single-event appends: ${rate(SINGLE, single.ms)} appends/s (${SINGLE} appends, ${CONCURRENCY} concurrent appenders, ${single.ms.toFixed(0)} ms)`);
 
-    // 2. batches of 500
+    // 2. batches of 500: one writer, then four side by side (importers run concurrently)
     let id = 0;
+    const batch = () => Array.from({ length: 500 }, () => repositoryRegistered(++id));
     const batched = await timed(async () => {
-      for (let b = 0; b < BATCHES; b++) {
-        await store.append(`bench-batch-${b}`, Array.from({ length: 500 }, () => repositoryRegistered(++id)), 'no_stream');
-      }
+      for (let b = 0; b < BATCHES; b++) await store.append(`bench-batch-${b}`, batch(), 'no_stream');
     });
-    console.log(`batched appends (500 per call): ${rate(BATCHES * 500, batched.ms)} events/s (${BATCHES * 500} events, ${batched.ms.toFixed(0)} ms)`);
+    console.log(`batched appends (500 per call, one writer): ${rate(BATCHES * 500, batched.ms)} events/s (${BATCHES * 500} events, ${batched.ms.toFixed(0)} ms)`);
+    const prepared = Array.from({ length: BATCHES }, batch);
+    const parallel = await timed(() => Promise.all([0, 1, 2, 3].map(async (w) => {
+      for (let b = w; b < BATCHES; b += 4) await store.append(`bench-parallel-${b}`, prepared[b], 'no_stream');
+    })));
+    console.log(`batched appends (500 per call, four writers): ${rate(BATCHES * 500, parallel.ms)} events/s (${BATCHES * 500} events, ${parallel.ms.toFixed(0)} ms)`);
 
     // 3. replay: top the log up to REPLAY events, then rebuild every read model from zero
-    const have = SINGLE + BATCHES * 500;
+    const have = SINGLE + BATCHES * 1000;
     for (let b = 0; have + b * 500 < REPLAY; b++) {
       await store.append(`bench-fill-${b}`, Array.from({ length: 500 }, (_, i) => (i % 2 ? repositoryRegistered(++id) : settingChanged(i))), 'no_stream');
     }

@@ -4,12 +4,12 @@ import { Database, openDatabase } from '../../infrastructure/db/database';
 import { runMigrations } from '../../migrations';
 
 /** A fresh, migrated PostgreSQL database for a benchmark (VIGIL_BENCH_PG_URL names the server). */
-export async function benchDatabase(): Promise<{ db: Database; drop: () => Promise<void> }> {
+export async function benchDatabase(poolMax = 20): Promise<{ db: Database; drop: () => Promise<void> }> {
   const url = new URL(process.env.VIGIL_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   const admin = knexFactory({ client: 'pg', connection: { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: url.pathname.slice(1) } });
   const name = `vigil_bench_${randomBytes(4).toString('hex')}`;
   await admin.raw(`CREATE DATABASE ${name}`);
-  const db = openDatabase({ engine: 'postgres', host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: name, params: {} }, { poolMax: 20 });
+  const db = openDatabase({ engine: 'postgres', host: process.env.VIGIL_BENCH_PG_HOST ?? url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: name, params: {} }, { poolMax });
   await runMigrations(db.knex, db.engine);
   return {
     db,
