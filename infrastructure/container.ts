@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { Container } from 'inversify';
 import type { Logger } from 'winston';
+import { BacklogService } from '../application/backlog/backlog-service';
+import { IssueQueries } from '../application/backlog/issue-queries';
 import { CommandHandler, ReadModelBarrier } from '../application/command-handler';
 import { IdentityService } from '../application/identity/identity-service';
 import { TeamService } from '../application/identity/team-service';
@@ -25,6 +27,7 @@ export const TOKENS = {
   Config: Symbol.for('Config'), Logger: Symbol.for('Logger'), Clock: Symbol.for('Clock'), Database: Symbol.for('Database'),
   EventStore: Symbol.for('EventStore'), IdGenerator: Symbol.for('IdGenerator'), Projections: Symbol.for('Projections'),
   Commands: Symbol.for('Commands'), Identity: Symbol.for('Identity'), Teams: Symbol.for('Teams'), Settings: Symbol.for('Settings'), Targets: Symbol.for('Targets'),
+  Backlog: Symbol.for('Backlog'), Issues: Symbol.for('Issues'),
 } as const;
 
 export interface Overrides {
@@ -78,6 +81,8 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
     ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator),
     ctx.container.get(TOKENS.Identity), ctx.container.get(TOKENS.Settings), ctx.container.get(TOKENS.Config),
   ));
+  c.bind(TOKENS.Backlog).toDynamicValue((ctx) => new BacklogService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
+  c.bind(TOKENS.Issues).toDynamicValue((ctx) => new IssueQueries(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.EventStore)));
   return c;
 }
 
@@ -86,6 +91,7 @@ export function servicesOf(c: Container): Services {
     config: c.get(TOKENS.Config), log: c.get(TOKENS.Logger), clock: c.get(TOKENS.Clock), db: c.get(TOKENS.Database),
     store: c.get(TOKENS.EventStore), commands: c.get(TOKENS.Commands), projections: c.get(TOKENS.Projections),
     identity: c.get(TOKENS.Identity), teams: c.get(TOKENS.Teams), settings: c.get(TOKENS.Settings), targets: c.get(TOKENS.Targets),
+    backlog: c.get(TOKENS.Backlog), issues: c.get(TOKENS.Issues),
   };
 }
 

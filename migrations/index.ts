@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { v001EventLog } from './v001-event-log';
 import { v002Identity } from './v002-identity';
 import { v003Targets } from './v003-targets';
+import { v004Backlog } from './v004-backlog';
 
 export interface Migration {
   name: string;
@@ -9,7 +10,7 @@ export interface Migration {
 }
 
 /** In order. Never edit a migration that has shipped: add the next one. */
-export const migrations: Migration[] = [v001EventLog, v002Identity, v003Targets];
+export const migrations: Migration[] = [v001EventLog, v002Identity, v003Targets, v004Backlog];
 
 /** knex's migrator with our list as its source: it keeps knex_migrations and a lock row, so two instances starting together run each migration once. */
 export async function runMigrations(knex: Knex, engine: 'postgres' | 'mysql' | 'pglite'): Promise<void> {

@@ -46,6 +46,8 @@ export function entryHash(prevHash: string, entry: Omit<AuditEntry, 'hash' | 'pr
 export const auditProjection: Projection = {
   name: 'audit',
   handles: 'all',
+  // Issue lifecycle facts are not security events; the import or scan that caused them is.
+  ignores: new Set(['IssueDetected', 'IssueResolved', 'IssueReopened']),
   tables: ['audit_log'],
   async apply(w, events) {
     const last: { seq: number; hash: string } | undefined = await w.trx('audit_log').select('seq', 'hash').orderBy('seq', 'desc').first();

@@ -14,19 +14,29 @@ export class SqlIdGenerator implements IdGenerator {
   }
 
   async next(kind: string): Promise<number> {
+    return (await this.nextBlock(kind, 1))[0];
+  }
+
+  async nextBlock(kind: string, count: number): Promise<number[]> {
+    if (count <= 0) return [];
+    const last = await this.advance(kind, count);
+    return Array.from({ length: count }, (_, i) => last - count + 1 + i);
+  }
+
+  private async advance(kind: string, count: number): Promise<number> {
     if (this.db.engine === 'mysql') {
       // LAST_INSERT_ID is per connection: read it on the same one.
       return this.db.knex.transaction(async (trx) => {
-        await trx.raw('INSERT INTO id_sequences (name, next_value) VALUES (?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE next_value = LAST_INSERT_ID(next_value + 1)', [kind]);
+        await trx.raw('INSERT INTO id_sequences (name, next_value) VALUES (?, LAST_INSERT_ID(?)) ON DUPLICATE KEY UPDATE next_value = LAST_INSERT_ID(next_value + ?)', [kind, count, count]);
         const rows = rawRows<{ id: number }>(this.db, await trx.raw('SELECT LAST_INSERT_ID() AS id'));
         return Number(rows[0].id);
       });
     }
     const result = await this.db.knex.raw(
-      `INSERT INTO id_sequences (name, next_value) VALUES (?, 1)
-       ON CONFLICT (name) DO UPDATE SET next_value = id_sequences.next_value + 1
+      `INSERT INTO id_sequences (name, next_value) VALUES (?, ?)
+       ON CONFLICT (name) DO UPDATE SET next_value = id_sequences.next_value + ?
        RETURNING next_value`,
-      [kind],
+      [kind, count, count],
     );
     return Number(rawRows<{ next_value: number }>(this.db, result)[0].next_value);
   }

@@ -57,15 +57,16 @@ export class SqlEventStore implements EventStore {
         const current = await this.currentRevisions(trx, serialised.map((a) => a.stream));
         const idempotent = await this.alreadyAppended(trx, serialised);
         if (idempotent) return idempotent;
-        let last: AppendResult | null = null;
+        const rows: Array<SerialisedRow & { revision: number }> = [];
         for (const append of serialised) {
           const actual = current.get(append.stream) ?? null;
           checkExpected(append.stream, append.expectedRevision, actual);
           const first = (actual ?? -1) + 1;
-          last = await this.insertRows(trx, append.rows, first);
+          append.rows.forEach((r, i) => rows.push({ ...r, revision: first + i }));
         }
+        const last = await this.insertRows(trx, rows);
         if (this.options.beforeCommit) await this.options.beforeCommit(serialised.map((a) => a.stream));
-        return last!;
+        return last;
       });
     } catch (error) {
       if (isUniqueViolation(error)) {
@@ -198,9 +199,16 @@ export class SqlEventStore implements EventStore {
   }
 
   private async currentRevisions(q: Knex | Knex.Transaction, streams: string[]): Promise<Map<string, number>> {
-    const rows: { stream_id: string; rev: number | string | null }[] = await q('events')
-      .select('stream_id').max({ rev: 'revision' }).whereIn('stream_id', streams).groupBy('stream_id');
-    return new Map(rows.filter((r) => r.rev !== null).map((r) => [r.stream_id, Number(r.rev)]));
+    const result = new Map<string, number>();
+    const unique = [...new Set(streams)];
+    for (let i = 0; i < unique.length; i += 5000) {
+      const chunk = unique.slice(i, i + 5000);
+      const rows: { stream_id: string; rev: number | string | null }[] = this.db.isPostgres
+        ? rawRows(this.db, await q.raw('SELECT stream_id, max(revision) AS rev FROM events WHERE stream_id = ANY(?::varchar[]) GROUP BY stream_id', [chunk as never]))
+        : await q('events').select('stream_id').max({ rev: 'revision' }).whereIn('stream_id', chunk).groupBy('stream_id');
+      for (const r of rows) if (r.rev !== null) result.set(r.stream_id, Number(r.rev));
+    }
+    return result;
   }
 
   /** Re-appending the same event ids to the same streams succeeds without writing (idempotence). */
@@ -216,21 +224,29 @@ export class SqlEventStore implements EventStore {
     return { nextRevision: last.revision, cursor: cursorOf(last) };
   }
 
-  private async insertRows(trx: Knex.Transaction, rows: SerialisedRow[], firstRevision: number): Promise<AppendResult> {
+  /** Every row of the commit, in order, in few statements; answers the cursor of the last. */
+  private async insertRows(trx: Knex.Transaction, rows: Array<SerialisedRow & { revision: number }>): Promise<AppendResult> {
     let last: EventRow | undefined;
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      const chunk = rows.slice(i, i + INSERT_CHUNK).map((r, j) => ({ ...r, revision: firstRevision + i + j }));
-      if (this.db.engine === 'mysql') {
-        await trx('events').insert(chunk);
-        const lastRow: EventRow = await trx('events').select(this.columns())
-          .where({ stream_id: chunk[0].stream_id, revision: chunk[chunk.length - 1].revision }).first();
-        last = lastRow;
-      } else {
-        const inserted: EventRow[] = await trx('events').insert(chunk).returning(['position', 'revision', trx.raw('commit_id::text AS commit_id') as unknown as string]);
-        last = inserted[inserted.length - 1];
+    if (this.db.isPostgres) {
+      for (let i = 0; i < rows.length; i += 5000) {
+        const chunk = rows.slice(i, i + 5000);
+        const result = await trx.raw(
+          `WITH ins AS (
+             INSERT INTO events (event_id, stream_id, revision, type, data, metadata)
+             SELECT * FROM unnest(?::uuid[], ?::varchar[], ?::int[], ?::varchar[], ?::text[], ?::text[])
+             RETURNING position, revision, commit_id)
+           SELECT position, revision, commit_id::text AS commit_id FROM ins ORDER BY position DESC LIMIT 1`,
+          [chunk.map((r) => r.event_id), chunk.map((r) => r.stream_id), chunk.map((r) => r.revision), chunk.map((r) => r.type), chunk.map((r) => r.data), chunk.map((r) => r.metadata)] as never,
+        );
+        last = rawRows<EventRow>(this.db, result)[0];
       }
+    } else {
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx('events').insert(rows.slice(i, i + INSERT_CHUNK));
+      const tail = rows[rows.length - 1];
+      last = await trx('events').select(this.columns()).where({ stream_id: tail.stream_id, revision: tail.revision }).first();
     }
-    return { nextRevision: Number(last!.revision), cursor: cursorOf(last!) };
+    const tail = rows[rows.length - 1];
+    return { nextRevision: tail.revision, cursor: cursorOf(last!) };
   }
 }
 

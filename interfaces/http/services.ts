@@ -1,3 +1,5 @@
+import { BacklogService } from '../../application/backlog/backlog-service';
+import { IssueQueries } from '../../application/backlog/issue-queries';
 import { CommandHandler } from '../../application/command-handler';
 import { IdentityService } from '../../application/identity/identity-service';
 import { TeamService } from '../../application/identity/team-service';
@@ -23,4 +25,6 @@ export interface Services {
   teams: TeamService;
   settings: SettingsService;
   targets: TargetService;
+  backlog: BacklogService;
+  issues: IssueQueries;
 }

@@ -10,11 +10,13 @@ export interface Projection {
   readonly name: string;
   /** Event types it reads; others only move its checkpoint. */
   readonly handles: ReadonlySet<string> | 'all';
+  /** With handles 'all': types it leaves out. */
+  readonly ignores?: ReadonlySet<string>;
   /** Tables it owns: emptied by a rebuild. */
   readonly tables: readonly string[];
   apply(writer: RowWriter, events: RecordedEvent[]): Promise<void>;
 }
 
 export function handledBy(projection: Projection, type: string): boolean {
-  return projection.handles === 'all' || projection.handles.has(type);
+  return projection.handles === 'all' ? !projection.ignores?.has(type) : projection.handles.has(type);
 }

@@ -1,0 +1,102 @@
+import { refuse } from '../../domain/shared/decider';
+import { Database } from '../../infrastructure/db/database';
+import { EventStore } from '../ports/event-store';
+import { Principal } from '../identity/principal';
+import { Visibility } from '../identity/visibility';
+
+export interface IssueRow {
+  id: number; issue_key: string; target_kind: 'repository' | 'container'; target_id: number; type: string; tool_key: string; tool_name: string;
+  tool_version: string | null; source_slug: string | null; origin: string; rule_id: string; path: string; line: number | null; severity: string;
+  identifier: string | null; package_name: string | null; package_version: string | null; fixable: boolean | number | null; title: string;
+  kev: boolean | number; epss: number | null; status: string; triage_status: string; triage_requested_status: string | null; justification: string | null;
+  review_date: string | null; first_seen_at: string; last_seen_at: string; resolved_at: string | null; revision: number;
+}
+
+const SETTLED = ['not_affected', 'will_not_fix', 'fixed'];
+
+export function issueView(r: IssueRow) {
+  return {
+    id: Number(r.id), targetKind: r.target_kind, targetId: Number(r.target_id),
+    repositoryId: r.target_kind === 'repository' ? Number(r.target_id) : null, containerId: r.target_kind === 'container' ? Number(r.target_id) : null,
+    type: r.type, status: r.status, ruleId: r.rule_id, path: r.path, line: r.line === null ? null : Number(r.line), severity: r.severity, title: r.title,
+    identifier: r.identifier, package: r.package_name, packageVersion: r.package_version, fixable: r.fixable === null ? null : Boolean(r.fixable),
+    kev: Boolean(r.kev), epss: r.epss === null ? null : Number(r.epss),
+    triageStatus: r.triage_status, triageRequestedStatus: r.triage_requested_status, justification: r.justification, reviewDate: r.review_date,
+    firstSeenAt: r.first_seen_at, lastSeenAt: r.last_seen_at, resolvedAt: r.resolved_at,
+    provenance: { type: r.type, origin: r.origin, source: r.source_slug, toolName: r.tool_name, toolVersion: r.tool_version, toolKey: r.tool_key },
+    revision: Number(r.revision),
+  };
+}
+
+/** An issue's ETag: its stream revision, which every scan, import and decision moves. */
+export const issueEtag = (revision: number) => `"${revision}"`;
+
+export interface IssueFilter {
+  triage_status?: string;
+  repository_id?: number;
+  container_id?: number;
+  owasp_category?: string;
+  unsettled?: boolean;
+  status?: 'open' | 'resolved';
+  severity?: string;
+  limit: number;
+  after: number;
+}
+
+/** GET /issues and GET /issues/{id}: the backlog as the caller may see it. */
+export class IssueQueries {
+  constructor(private readonly db: Database, private readonly store: EventStore) {}
+
+  async list(principal: Principal, f: IssueFilter) {
+    const visibility = await Visibility.of(this.db, principal);
+    const q = this.db.knex('issues').where('issues.id', '>', f.after).orderBy('issues.id').limit(f.limit + 1).select('issues.*');
+    if (f.triage_status) q.where('issues.triage_status', f.triage_status);
+    if (f.status) q.where('issues.status', f.status);
+    if (f.severity) q.where('issues.severity', f.severity);
+    if (f.unsettled) q.whereNotIn('issues.triage_status', SETTLED);
+    // OWASP categories come with SAST rule metadata; imports and scans record none yet, so a filter on one finds nothing.
+    if (f.owasp_category) q.whereRaw('1 = 0');
+    if (f.repository_id !== undefined) q.where({ 'issues.target_kind': 'repository', 'issues.target_id': f.repository_id });
+    if (f.container_id !== undefined) q.where({ 'issues.target_kind': 'container', 'issues.target_id': f.container_id });
+    if (!visibility.all || visibility.restriction) {
+      q.where((w) => {
+        w.whereIn(['issues.target_kind', 'issues.target_id'] as never, visibility.scope(this.db.knex('repositories').select(this.db.knex.raw("'repository'"), 'repositories.id'), 'repository') as never)
+          .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, visibility.scope(this.db.knex('containers').select(this.db.knex.raw("'container'"), 'containers.id'), 'container') as never);
+      });
+    }
+    const rows: IssueRow[] = await q;
+    const items = rows.slice(0, f.limit).map(issueView);
+    return { items, next: rows.length > f.limit ? items[items.length - 1].id : null };
+  }
+
+  /** The row when the caller sees its target; 404 alike for unknown and unseen. */
+  async visibleRow(principal: Principal, id: number): Promise<IssueRow> {
+    const row: IssueRow | undefined = await this.db.knex('issues').where({ id }).first();
+    if (row) {
+      const table = row.target_kind === 'repository' ? 'repositories' : 'containers';
+      const target = await this.db.knex(table).where({ id: row.target_id }).first();
+      const visibility = await Visibility.of(this.db, principal);
+      if (target && visibility.canSee(row.target_kind, target)) return row;
+    }
+    throw refuse.notFound(`No issue ${id} is visible to you.`);
+  }
+
+  /** One issue with its history: every lifecycle fact and decision on its stream, oldest first. */
+  async get(principal: Principal, id: number) {
+    const row = await this.visibleRow(principal, id);
+    const events = await this.store.readStream(`issue-${row.issue_key}`);
+    const history = events.map((e) => {
+      const d = e.data as Record<string, unknown>;
+      const lifecycle = e.type === 'IssueDetected' || e.type === 'IssueResolved' || e.type === 'IssueReopened';
+      return {
+        revision: e.revision, type: e.type, at: (d.at as string) ?? e.metadata.at,
+        // Entries of origin reopen (and every lifecycle fact) have actor null.
+        actor: lifecycle ? null : (d.actor as number | null | undefined) ?? e.metadata.actor ?? null,
+        status: (d.status as string | undefined) ?? null, requestedStatus: (d.requestedStatus as string | undefined) ?? null,
+        justification: (d.justification as string | undefined) ?? null, comment: (d.comment as string | undefined) ?? null,
+        reviewDate: (d.reviewDate as string | undefined) ?? null, previousResolvedAt: (d.previousResolvedAt as string | undefined) ?? null,
+      };
+    });
+    return { ...issueView(row), history };
+  }
+}
