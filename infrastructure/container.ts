@@ -4,6 +4,9 @@ import type { Logger } from 'winston';
 import { BacklogService } from '../application/backlog/backlog-service';
 import { IssueQueries } from '../application/backlog/issue-queries';
 import { CommandHandler, ReadModelBarrier } from '../application/command-handler';
+import { ImportAccess } from '../application/imports/import-access';
+import { SarifImportService } from '../application/imports/sarif-import';
+import { SourceService } from '../application/sources/source-service';
 import { IdentityService } from '../application/identity/identity-service';
 import { TeamService } from '../application/identity/team-service';
 import { Clock, systemClock } from '../application/ports/clock';
@@ -27,7 +30,7 @@ export const TOKENS = {
   Config: Symbol.for('Config'), Logger: Symbol.for('Logger'), Clock: Symbol.for('Clock'), Database: Symbol.for('Database'),
   EventStore: Symbol.for('EventStore'), IdGenerator: Symbol.for('IdGenerator'), Projections: Symbol.for('Projections'),
   Commands: Symbol.for('Commands'), Identity: Symbol.for('Identity'), Teams: Symbol.for('Teams'), Settings: Symbol.for('Settings'), Targets: Symbol.for('Targets'),
-  Backlog: Symbol.for('Backlog'), Issues: Symbol.for('Issues'),
+  Backlog: Symbol.for('Backlog'), Issues: Symbol.for('Issues'), Sources: Symbol.for('Sources'), ImportAccess: Symbol.for('ImportAccess'), SarifImports: Symbol.for('SarifImports'),
 } as const;
 
 export interface Overrides {
@@ -83,6 +86,9 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
   ));
   c.bind(TOKENS.Backlog).toDynamicValue((ctx) => new BacklogService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
   c.bind(TOKENS.Issues).toDynamicValue((ctx) => new IssueQueries(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.EventStore)));
+  c.bind(TOKENS.Sources).toDynamicValue((ctx) => new SourceService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
+  c.bind(TOKENS.ImportAccess).toDynamicValue((ctx) => new ImportAccess(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Sources), ctx.container.get(TOKENS.Commands)));
+  c.bind(TOKENS.SarifImports).toDynamicValue((ctx) => new SarifImportService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.ImportAccess), ctx.container.get(TOKENS.Backlog), ctx.container.get(TOKENS.IdGenerator)));
   return c;
 }
 
@@ -91,7 +97,7 @@ export function servicesOf(c: Container): Services {
     config: c.get(TOKENS.Config), log: c.get(TOKENS.Logger), clock: c.get(TOKENS.Clock), db: c.get(TOKENS.Database),
     store: c.get(TOKENS.EventStore), commands: c.get(TOKENS.Commands), projections: c.get(TOKENS.Projections),
     identity: c.get(TOKENS.Identity), teams: c.get(TOKENS.Teams), settings: c.get(TOKENS.Settings), targets: c.get(TOKENS.Targets),
-    backlog: c.get(TOKENS.Backlog), issues: c.get(TOKENS.Issues),
+    backlog: c.get(TOKENS.Backlog), issues: c.get(TOKENS.Issues), sources: c.get(TOKENS.Sources), importAccess: c.get(TOKENS.ImportAccess), sarifImports: c.get(TOKENS.SarifImports),
   };
 }
 

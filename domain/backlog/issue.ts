@@ -57,6 +57,9 @@ export interface Finding extends IssueIdentity {
   packageName: string | null;
   packageVersion: string | null;
   fixable: boolean | null;
+  /** The tool that reported it, when one report carries several tools (SARIF runs). */
+  toolName?: string;
+  toolVersion?: string | null;
 }
 
 export type IssueDetected = DomainEvent<'IssueDetected', Finding & { id: number; key: string; provenance: Provenance; at: string }>;

@@ -54,9 +54,12 @@ export function authMiddleware(deps: {
       if (p.kind === 'key') {
         const wait = deps.keyRequests.hit(`key:${p.keyId}`, now.getTime());
         if (wait) throw problem.tooMany('This key has spent its request budget for the minute.', wait);
+        if (rule.handlerDecides) return next();
         if (rule.sessionOnly) throw problem.forbidden('An integration key may not call this route; sign in.');
         if (rule.scope && !p.scopes?.includes(rule.scope)) throw problem.forbidden(`This key lacks scope ${rule.scope}.`);
         if (!rule.scope) throw problem.forbidden('An integration key may not call this route.');
+      } else if (rule.handlerDecides) {
+        return next();
       } else if (rule.keyOnly) {
         throw problem.forbidden('This route takes an integration key, not a session.');
       }

@@ -61,6 +61,10 @@ export function problemHandler(log: { error: (msg: string, meta?: unknown) => vo
       const status = KIND_STATUS[error.kind];
       return sendProblem(res, new HttpProblem(status, TITLES[status], error.message, error.problemType, error.extensions));
     }
+    if ((error as Error)?.name === 'HttpRefusal') {
+      const r = error as Error & { status: number };
+      return sendProblem(res, new HttpProblem(r.status, TITLES[r.status] ?? 'Refused', r.message));
+    }
     const e = error as { type?: string; status?: number; limit?: number; message?: string; errors?: unknown[] } & ValidatorError;
     if (e?.type === 'entity.too.large') {
       const limit = (req as Request & { bodyLimit?: { bytes: number; setting: string } }).bodyLimit;

@@ -9,7 +9,11 @@ import { BodyLimits } from '../../infrastructure/config/config';
  * Who may call a route. A key needs `scope`; `sessionOnly` refuses keys (403, "may not call");
  * `roles` lists the accounts allowed (any of them). Public routes need no credential.
  */
-export type AuthRule = 'public' | { scope?: Scope; sessionOnly?: boolean; keyOnly?: boolean; roles?: readonly Role[]; rolesDetail?: string };
+export type AuthRule = 'public' | {
+  scope?: Scope; sessionOnly?: boolean; keyOnly?: boolean; roles?: readonly Role[]; rolesDetail?: string;
+  /** Any valid credential passes here; the handler applies (and audits) the rest, as imports must. */
+  handlerDecides?: boolean;
+};
 
 export interface VigilRequest extends Request {
   principal?: Principal;

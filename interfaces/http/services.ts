@@ -1,6 +1,9 @@
 import { BacklogService } from '../../application/backlog/backlog-service';
 import { IssueQueries } from '../../application/backlog/issue-queries';
 import { CommandHandler } from '../../application/command-handler';
+import { ImportAccess } from '../../application/imports/import-access';
+import { SarifImportService } from '../../application/imports/sarif-import';
+import { SourceService } from '../../application/sources/source-service';
 import { IdentityService } from '../../application/identity/identity-service';
 import { TeamService } from '../../application/identity/team-service';
 import { SettingsService } from '../../application/settings/settings-service';
@@ -27,4 +30,7 @@ export interface Services {
   targets: TargetService;
   backlog: BacklogService;
   issues: IssueQueries;
+  sources: SourceService;
+  importAccess: ImportAccess;
+  sarifImports: SarifImportService;
 }

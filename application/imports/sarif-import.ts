@@ -1,0 +1,77 @@
+import { createHash } from 'node:crypto';
+import { Finding, importToolKey, Provenance } from '../../domain/backlog/issue';
+import { Database } from '../../infrastructure/db/database';
+import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
+import { parseSarif, toolLabel } from '../../infrastructure/parsers/sarif';
+import { BacklogService } from '../backlog/backlog-service';
+import { RequestContext } from '../command-handler';
+import { Principal } from '../identity/principal';
+import { IdGenerator } from '../ports/ids';
+import { ImportAccess } from './import-access';
+import { HttpRefusal } from './refusal';
+
+/**
+ * POST /repositories/{id}/sarif-imports (spec 1 §4.3): each run's tool is its own scope under
+ * `import:<slug>/<tool>`; the upload replaces that tool's previous one on the repository. The
+ * document is kept by its SHA-256 only.
+ */
+export class SarifImportService {
+  constructor(private readonly db: Database, private readonly access: ImportAccess, private readonly backlog: BacklogService, private readonly ids: IdGenerator) {}
+
+  async import(ctx: RequestContext, principal: Principal, repositoryId: number, body: Buffer) {
+    const source = await this.access.check(ctx, principal, 'sarif', repositoryId);
+    let parsed;
+    try {
+      parsed = parseSarif(body);
+    } catch (error) {
+      if (error instanceof ImportRefusal) throw new HttpRefusal(error.status, error.message);
+      throw error;
+    }
+    const declared = new Set(source.toolList.map((t) => t.toLowerCase()));
+    const undeclared = [...new Set(parsed.runs.map((r) => r.toolName).filter((name) => !declared.has(name.toLowerCase())))];
+    if (undeclared.length) {
+      const reason = `Source "${source.slug}" does not declare tool ${undeclared.map((t) => `"${t}"`).join(', ')}; it declares ${source.toolList.join(', ')}.`;
+      await this.access.audit(ctx, 'sarif', reason, principal, repositoryId);
+      throw new HttpRefusal(403, reason);
+    }
+    const id = await this.ids.next('sarif_import');
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    const tools = parsed.runs.map((r) => toolLabel(r));
+    const findings: Finding[] = [];
+    const toolKeys = new Set<string>();
+    for (const run of parsed.runs) {
+      const toolKey = importToolKey(source.slug, run.toolName);
+      toolKeys.add(toolKey);
+      for (const f of run.findings) {
+        findings.push({
+          targetKind: 'repository', targetId: repositoryId, toolKey, ruleId: f.ruleId, path: f.path, type: 'imported', severity: f.severity,
+          line: f.line, title: f.message || f.ruleId, identifier: f.ruleId, packageName: null, packageVersion: null, fixable: null,
+          toolName: run.toolName, toolVersion: run.toolVersion,
+        });
+      }
+    }
+    // Several runs of one tool form one report of that tool (a report must not be split).
+    const toolVersion = parsed.runs.map((r) => r.toolVersion).find((v) => v) ?? null;
+    const provenance: Provenance = { origin: 'import', source: source.slug, toolName: parsed.runs.map((r) => r.toolName).join(', '), toolVersion, recordId: id };
+    const outcome = await this.backlog.ingest(ctx, { targetKind: 'repository', targetId: repositoryId, toolKeys: [...toolKeys] }, findings, provenance, (o) => ({
+      stream: `sarif-import-${id}`, expectedRevision: 'no_stream',
+      events: [{
+        type: 'SarifImportAccepted',
+        data: {
+          id, repositoryId, sourceSlug: source.slug, accountId: principal.accountId, apiKeyId: principal.keyId, resultsCount: parsed.resultsCount,
+          createdCount: o.created, resolvedCount: o.resolved, reopenedCount: o.reopened, tools, sha256,
+        },
+      }],
+    }));
+    return { id, resultsCount: parsed.resultsCount, createdCount: outcome.created, resolvedCount: outcome.resolved, reopenedCount: outcome.reopened, tools, sha256 };
+  }
+
+  /** The latest 50 SARIF imports of a repository, newest first. */
+  async history(repositoryId: number) {
+    const rows = await this.db.knex('sarif_imports').where({ repository_id: repositoryId }).orderBy('id', 'desc').limit(50);
+    return rows.map((r: Record<string, any>) => ({
+      id: Number(r.id), source: r.source_slug, accountId: Number(r.account_id), resultsCount: Number(r.results_count), createdCount: Number(r.created_count),
+      resolvedCount: Number(r.resolved_count), reopenedCount: Number(r.reopened_count), tools: JSON.parse(r.tools), sha256: r.sha256, createdAt: r.created_at,
+    }));
+  }
+}

@@ -1,0 +1,59 @@
+import { Type } from '@sinclair/typebox';
+import { Response } from 'express';
+import { RouteDef, VigilRequest } from '../route';
+import { Services } from '../services';
+
+const governor = { sessionOnly: true, roles: ['platform_governor'] as const, rolesDetail: "Declaring sources is a platform governor's act, from a session." };
+const readers = { sessionOnly: true, roles: ['platform_governor', 'administrator', 'auditor', 'ciso'] as const, rolesDetail: 'Sources are listed to platform governors, administrators, CISOs and auditors.' };
+const Slug = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });
+const RepoId = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+
+/** Declared sources (spec 1 §2.5, §4.4) and SARIF imports (§4.3). */
+export function importRoutes(s: Services): RouteDef[] {
+  return [
+    {
+      method: 'post', path: '/sarif-sources', tag: 'Sources', summary: 'Declare a source (platform governor, session); the same slug with a new key rotates the key', auth: governor,
+      body: Type.Object({
+        slug: Type.String({ minLength: 1, maxLength: 100 }), name: Type.String({ minLength: 1, maxLength: 200 }), api_key_id: Type.Integer({ minimum: 1 }),
+        project_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])), repository_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+        kinds: Type.Optional(Type.Array(Type.String())), tools: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }))),
+      }, { additionalProperties: false }),
+      responses: { 201: { description: 'Declared (or redeclared)' }, 400: { description: 'Invalid' }, 409: { description: 'The key names another source' } },
+      handler: async (req: VigilRequest, res: Response) => { res.status(201); return s.sources.declare(req.ctx!, req.body); },
+    },
+    {
+      method: 'get', path: '/sarif-sources', tag: 'Sources', summary: 'Declared sources with the state of their key (a revoked key shows as revoked)', auth: readers,
+      responses: { 200: { description: 'Sources' } }, handler: async () => s.sources.list(),
+    },
+    {
+      method: 'post', path: '/sarif-sources/{slug}/disable', tag: 'Sources', summary: 'Disable a source: its imports stop', auth: governor, params: Slug,
+      responses: { 200: { description: 'Disabled' } }, handler: async (req) => s.sources.change(req.ctx!, String(req.params.slug), 'DisableSource'),
+    },
+    {
+      method: 'post', path: '/sarif-sources/{slug}/enable', tag: 'Sources', summary: 'Enable a disabled source', auth: governor, params: Slug,
+      responses: { 200: { description: 'Enabled' } }, handler: async (req) => s.sources.change(req.ctx!, String(req.params.slug), 'EnableSource'),
+    },
+    {
+      method: 'delete', path: '/sarif-sources/{slug}', tag: 'Sources', summary: 'Remove a source; its imported issues stay under the slug', auth: governor, params: Slug,
+      responses: { 204: { description: 'Removed' } }, handler: async (req) => { await s.sources.change(req.ctx!, String(req.params.slug), 'RemoveSource'); },
+    },
+    {
+      method: 'post', path: '/repositories/{id}/sarif-imports', tag: 'Imports', summary: 'Import a SARIF 2.1.0 log from a declared source (integration key, scope sarif_import)',
+      auth: { handlerDecides: true }, params: RepoId, bodyLimit: 'sarifImport', rawBody: ['application/sarif+json', 'application/json'],
+      responses: { 201: { description: 'Accepted: resultsCount, createdCount, resolvedCount, reopenedCount, tools, sha256' }, 400: { description: 'Not acceptable SARIF' }, 403: { description: 'Key, source or tool not allowed' }, 404: { description: 'Repository unseen or outside scope' }, 413: { description: 'Over 32 MB' } },
+      handler: async (req, res) => {
+        const result = await s.sarifImports.import(req.ctx!, req.principal!, Number(req.params.id), req.body as Buffer);
+        res.status(201);
+        return result;
+      },
+    },
+    {
+      method: 'get', path: '/repositories/{id}/sarif-imports', tag: 'Imports', summary: 'The latest 50 SARIF imports of a repository, newest first', auth: { scope: 'read' }, params: RepoId,
+      responses: { 200: { description: 'Imports' } },
+      handler: async (req) => {
+        await s.targets.visibleRow(req.principal!, 'repository', Number(req.params.id));
+        return s.sarifImports.history(Number(req.params.id));
+      },
+    },
+  ];
+}
