@@ -23,5 +23,5 @@ describe('EventStoreDB event store contract', function () {
     const store = new EsdbEventStore(url);
     stores.push(store);
     return store;
-  });
+  }, { atomicMultiStream: false });
 });
