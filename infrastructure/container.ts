@@ -6,6 +6,9 @@ import { IssueQueries } from '../application/backlog/issue-queries';
 import { CommandHandler, ReadModelBarrier } from '../application/command-handler';
 import { ImportAccess } from '../application/imports/import-access';
 import { SarifImportService } from '../application/imports/sarif-import';
+import { BuildSbomImportService } from '../application/imports/build-sbom-import';
+import { CoverageImportService } from '../application/imports/coverage-import';
+import { TestReportImportService } from '../application/imports/test-report-import';
 import { SourceService } from '../application/sources/source-service';
 import { IdentityService } from '../application/identity/identity-service';
 import { TeamService } from '../application/identity/team-service';
@@ -14,6 +17,23 @@ import { EventStore } from '../application/ports/event-store';
 import { IdGenerator } from '../application/ports/ids';
 import { SettingsService } from '../application/settings/settings-service';
 import { TargetService } from '../application/targets/target-service';
+import { ArtifactNormaliser, ScanExecutor } from '../application/ports/scanning';
+import { BackgroundLease, ScanLeases } from '../application/scans/scan-leases';
+import { ScanLifecycle } from '../application/scans/scan-lifecycle';
+import { ScanScheduler } from '../application/scans/scan-scheduler';
+import { ScanService } from '../application/scans/scan-service';
+import { ScanWorker } from '../application/scans/scan-worker';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { SqlScanStatus } from '../application/scorecards/scan-status';
+import { ScorecardService } from '../application/scorecards/scorecard-service';
+import { GateService } from '../application/gate/gate-service';
+import { ScanObservationSource } from '../application/gate/observation-source';
+import { ExceptionQueries } from '../application/triage/exception-queries';
+import { remediationWindowsOf } from '../application/triage/remediation-windows';
+import { ReviewScheduler } from '../application/triage/review-scheduler';
+import { TriageService } from '../application/triage/triage-service';
+import { FeedSync } from '../application/enrichment/feed-sync';
 import { Services } from '../interfaces/http/services';
 import { runMigrations } from '../migrations';
 import { allProjections } from '../projections';
@@ -31,12 +51,22 @@ export const TOKENS = {
   EventStore: Symbol.for('EventStore'), IdGenerator: Symbol.for('IdGenerator'), Projections: Symbol.for('Projections'),
   Commands: Symbol.for('Commands'), Identity: Symbol.for('Identity'), Teams: Symbol.for('Teams'), Settings: Symbol.for('Settings'), Targets: Symbol.for('Targets'),
   Backlog: Symbol.for('Backlog'), Issues: Symbol.for('Issues'), Sources: Symbol.for('Sources'), ImportAccess: Symbol.for('ImportAccess'), SarifImports: Symbol.for('SarifImports'),
+  CoverageImports: Symbol.for('CoverageImports'), TestReportImports: Symbol.for('TestReportImports'), BuildSbomImports: Symbol.for('BuildSbomImports'),
+  Triage: Symbol.for('Triage'), Exceptions: Symbol.for('Exceptions'), ReviewScheduler: Symbol.for('ReviewScheduler'),
+  Gate: Symbol.for('Gate'),
+  Feeds: Symbol.for('Feeds'),
+  Scorecards: Symbol.for('Scorecards'),
+  Scans: Symbol.for('Scans'), ScanLeases: Symbol.for('ScanLeases'), ScanLifecycle: Symbol.for('ScanLifecycle'), ScanWorker: Symbol.for('ScanWorker'), ScanScheduler: Symbol.for('ScanScheduler'),
+  ScanExecutor: Symbol.for('ScanExecutor'), ArtifactNormaliser: Symbol.for('ArtifactNormaliser'),
 } as const;
 
 export interface Overrides {
   clock?: Clock;
   database?: Database;
   logger?: Logger;
+  /** The scan executor and normaliser (specs stand in for Docker at the port). */
+  scanExecutor?: ScanExecutor;
+  normaliser?: ArtifactNormaliser;
 }
 
 /**
@@ -85,10 +115,56 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
     ctx.container.get(TOKENS.Identity), ctx.container.get(TOKENS.Settings), ctx.container.get(TOKENS.Config),
   ));
   c.bind(TOKENS.Backlog).toDynamicValue((ctx) => new BacklogService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
-  c.bind(TOKENS.Issues).toDynamicValue((ctx) => new IssueQueries(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.EventStore)));
+  c.bind(TOKENS.Issues).toDynamicValue((ctx) => new IssueQueries(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.EventStore),
+    async () => remediationWindowsOf(await ctx.container.get<SettingsService>(TOKENS.Settings).all())));
+  c.bind(TOKENS.Triage).toDynamicValue((ctx) => new TriageService(ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.Issues), ctx.container.get(TOKENS.Settings), ctx.container.get(TOKENS.Logger)));
+  c.bind(TOKENS.Exceptions).toDynamicValue((ctx) => new ExceptionQueries(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.EventStore)));
+  c.bind(TOKENS.ReviewScheduler).toDynamicValue((ctx) => new ReviewScheduler(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.Clock), ctx.container.get(TOKENS.Logger)));
   c.bind(TOKENS.Sources).toDynamicValue((ctx) => new SourceService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
   c.bind(TOKENS.ImportAccess).toDynamicValue((ctx) => new ImportAccess(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Sources), ctx.container.get(TOKENS.Commands)));
   c.bind(TOKENS.SarifImports).toDynamicValue((ctx) => new SarifImportService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.ImportAccess), ctx.container.get(TOKENS.Backlog), ctx.container.get(TOKENS.IdGenerator)));
+  c.bind(TOKENS.CoverageImports).toDynamicValue((ctx) => new CoverageImportService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.ImportAccess), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
+  c.bind(TOKENS.TestReportImports).toDynamicValue((ctx) => new TestReportImportService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.ImportAccess), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
+  c.bind(TOKENS.BuildSbomImports).toDynamicValue((ctx) => new BuildSbomImportService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.ImportAccess), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
+  c.bind(TOKENS.Gate).toDynamicValue((ctx) => new GateService(
+    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Targets),
+    new ScanObservationSource(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.EventStore)),
+  ));
+  c.bind(TOKENS.Scorecards).toDynamicValue((ctx) => new ScorecardService(
+    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Settings),
+    ctx.container.get(TOKENS.Clock), new SqlScanStatus(ctx.container.get(TOKENS.Database)),
+  ));
+  // The scan lifecycle (application/scans). The executor and normaliser are bound only when there is one:
+  // TODO(scan-executor): bind infrastructure/scanning/executor.ts DockerScanExecutor and
+  // infrastructure/scanning/normalise.ts ScannerOutputNormaliser here once they exist; until then the
+  // built-in worker stays off (with a log line) unless an override supplies them.
+  if (overrides.scanExecutor) c.bind(TOKENS.ScanExecutor).toConstantValue(overrides.scanExecutor);
+  if (overrides.normaliser) c.bind(TOKENS.ArtifactNormaliser).toConstantValue(overrides.normaliser);
+  const instance = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  c.bind(TOKENS.ScanLeases).toDynamicValue((ctx) => new ScanLeases(ctx.container.get(TOKENS.Database)));
+  c.bind(TOKENS.Scans).toDynamicValue((ctx) => new ScanService(
+    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Targets), ctx.container.get(TOKENS.ScanLeases),
+  ));
+  c.bind(TOKENS.ScanLifecycle).toDynamicValue((ctx) => new ScanLifecycle(
+    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.Backlog), ctx.container.get(TOKENS.ScanLeases),
+    ctx.container.get(TOKENS.Clock), { retryDelaysMs: config.scans.retryDelaysMs },
+    ctx.container.isBound(TOKENS.ArtifactNormaliser) ? ctx.container.get<ArtifactNormaliser>(TOKENS.ArtifactNormaliser) : null, ctx.container.get(TOKENS.Logger),
+  ));
+  c.bind(TOKENS.ScanWorker).toDynamicValue((ctx) => new ScanWorker(
+    ctx.container.get(TOKENS.ScanLifecycle), ctx.container.isBound(TOKENS.ScanExecutor) ? ctx.container.get<ScanExecutor>(TOKENS.ScanExecutor) : null,
+    ctx.container.get(TOKENS.Clock), ctx.container.get(TOKENS.Logger), {
+      enabled: config.scans.embeddedWorker, maxConcurrent: config.scans.maxConcurrent, intervalMs: config.scans.workerIntervalMs,
+      labels: config.scans.workerLabels, workerId: `embedded:${instance}`,
+    },
+  ));
+  c.bind(TOKENS.ScanScheduler).toDynamicValue((ctx) => new ScanScheduler(
+    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Scans), ctx.container.get(TOKENS.ScanLifecycle), ctx.container.get(TOKENS.Settings),
+    ctx.container.get(TOKENS.Clock), new BackgroundLease(ctx.container.get(TOKENS.Database), 'scan-scheduler', instance), ctx.container.get(TOKENS.Logger),
+    { intervalMs: config.scans.schedulerIntervalMs },
+  ));
+  c.bind(TOKENS.Feeds).toDynamicValue((ctx) => new FeedSync(
+    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Clock), config.feeds, ctx.container.get(TOKENS.Logger),
+  ));
   return c;
 }
 
@@ -98,6 +174,12 @@ export function servicesOf(c: Container): Services {
     store: c.get(TOKENS.EventStore), commands: c.get(TOKENS.Commands), projections: c.get(TOKENS.Projections),
     identity: c.get(TOKENS.Identity), teams: c.get(TOKENS.Teams), settings: c.get(TOKENS.Settings), targets: c.get(TOKENS.Targets),
     backlog: c.get(TOKENS.Backlog), issues: c.get(TOKENS.Issues), sources: c.get(TOKENS.Sources), importAccess: c.get(TOKENS.ImportAccess), sarifImports: c.get(TOKENS.SarifImports),
+    coverageImports: c.get(TOKENS.CoverageImports), testReportImports: c.get(TOKENS.TestReportImports), buildSbomImports: c.get(TOKENS.BuildSbomImports),
+    triage: c.get(TOKENS.Triage), exceptions: c.get(TOKENS.Exceptions), reviewScheduler: c.get(TOKENS.ReviewScheduler),
+    gate: c.get(TOKENS.Gate),
+    feeds: c.get(TOKENS.Feeds),
+    scorecards: c.get(TOKENS.Scorecards),
+    scans: c.get(TOKENS.Scans), scanLifecycle: c.get(TOKENS.ScanLifecycle), scanWorker: c.get(TOKENS.ScanWorker), scanScheduler: c.get(TOKENS.ScanScheduler),
   };
 }
 

@@ -15,8 +15,9 @@ const touch = (e: RecordedEvent, extra: Record<string, unknown> = {}) => ({ revi
 /** Triage events and the status they leave the issue in (null: unchanged). */
 const triageStatusAfter: Record<string, (d: any) => { triage_status?: string; triage_requested_status?: string | null; justification?: string | null; review_date?: string | null }> = {
   TriageDecided: (d) => ({ triage_status: d.status, triage_requested_status: null, justification: d.justification ?? null, review_date: d.reviewDate ?? null }),
-  TriageRequested: (d) => ({ triage_status: 'pending_approval', triage_requested_status: d.requestedStatus }),
-  TriageProposedByTracker: (d) => ({ triage_status: 'pending_approval', triage_requested_status: d.requestedStatus }),
+  // While a request waits, nothing is in force: the request's own values live in its event.
+  TriageRequested: (d) => ({ triage_status: 'pending_approval', triage_requested_status: d.requestedStatus, justification: null, review_date: null }),
+  TriageProposedByTracker: (d) => ({ triage_status: 'pending_approval', triage_requested_status: d.requestedStatus, justification: null, review_date: null }),
   TriageApproved: (d) => ({ triage_status: d.status, triage_requested_status: null, justification: d.justification ?? null, review_date: d.reviewDate ?? null }),
   TriageRefused: (d) => ({ triage_status: d.status, triage_requested_status: null, justification: null, review_date: null }),
   TriageReviewExpired: () => ({ triage_status: 'under_review', triage_requested_status: null, justification: null, review_date: null }),

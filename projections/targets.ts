@@ -1,5 +1,7 @@
 import { RecordedEvent } from '../application/ports/event-store';
 import type { ContainerImageRegisteredData, RepositoryRegisteredData, TargetDeletedData, TargetUpdatedData } from '../domain/targets';
+import { SCAN_STREAM, ScanCompletedData } from '../domain/scans/scan';
+import type { ScanScheduled } from '../domain/scans/waiting';
 import { Projection } from './engine/projection';
 import { RowWriter } from './engine/row-writer';
 
@@ -14,6 +16,8 @@ const COLUMN: Record<string, string> = {
 function scheduleColumns(d: RepositoryRegisteredData | ContainerImageRegisteredData) {
   return { scan_manual_only: d.scanManualOnly, scan_interval_minutes: d.scanIntervalMinutes, scan_cron: d.scanCron };
 }
+
+type ScanScheduledData = ScanScheduled['data'];
 
 type Handler = (w: RowWriter, e: RecordedEvent<any>) => Promise<unknown> | void;
 
@@ -36,6 +40,12 @@ const handlers: Record<string, Handler> = {
     return w.update(TABLE[e.data.kind], { id: e.data.id }, row);
   },
   TargetDeleted: (w, e: RecordedEvent<TargetDeletedData>) => w.delete(TABLE[e.data.kind], { id: e.data.id }),
+  // The scans context (domain/scans): the scheduler's round instant, and the newest completed scan's languages.
+  ScanScheduled: (w, e: RecordedEvent<ScanScheduledData>) => w.update(TABLE[e.data.targetKind], { id: e.data.targetId }, { last_scheduled_scan_at: e.data.scheduledAt }),
+  ScanCompleted: (w, e: RecordedEvent<ScanCompletedData>) => {
+    if (!SCAN_STREAM.test(e.stream) || e.data.targetKind !== 'repository') return undefined;
+    return w.update('repositories', { id: e.data.targetId }, { detected_languages: e.data.detectedLanguages === null ? null : JSON.stringify(e.data.detectedLanguages) });
+  },
 };
 
 export const targetsProjection: Projection = {

@@ -1,4 +1,6 @@
+import { isSeverity } from '../../domain/gate/severity';
 import { refuse } from '../../domain/shared/decider';
+import { DEFAULT_REMEDIATION_WINDOWS, remediationDeadline, RemediationWindows } from '../../domain/triage/remediation-deadline';
 import { Database } from '../../infrastructure/db/database';
 import { EventStore } from '../ports/event-store';
 import { Principal } from '../identity/principal';
@@ -14,15 +16,18 @@ export interface IssueRow {
 
 const SETTLED = ['not_affected', 'will_not_fix', 'fixed'];
 
-export function issueView(r: IssueRow) {
+export function issueView(r: IssueRow, windows: RemediationWindows = DEFAULT_REMEDIATION_WINDOWS) {
   return {
     id: Number(r.id), targetKind: r.target_kind, targetId: Number(r.target_id),
     repositoryId: r.target_kind === 'repository' ? Number(r.target_id) : null, containerId: r.target_kind === 'container' ? Number(r.target_id) : null,
     type: r.type, status: r.status, ruleId: r.rule_id, path: r.path, line: r.line === null ? null : Number(r.line), severity: r.severity, title: r.title,
     identifier: r.identifier, package: r.package_name, packageVersion: r.package_version, fixable: r.fixable === null ? null : Boolean(r.fixable),
-    kev: Boolean(r.kev), epss: r.epss === null ? null : Number(r.epss),
+    // A feed never synchronised reads unknown (null), never false or zero (S1.1-09; projections/enrichment.ts).
+    kev: r.kev === null || r.kev === undefined ? null : Boolean(r.kev), epss: r.epss === null || r.epss === undefined ? null : Number(r.epss),
     triageStatus: r.triage_status, triageRequestedStatus: r.triage_requested_status, justification: r.justification, reviewDate: r.review_date,
     firstSeenAt: r.first_seen_at, lastSeenAt: r.last_seen_at, resolvedAt: r.resolved_at,
+    // First seen plus the severity's window (S1.2.3-18), from the settings remediation_days_*.
+    remediationDeadline: isSeverity(r.severity) ? remediationDeadline(r.first_seen_at, r.severity, windows) : null,
     provenance: { type: r.type, origin: r.origin, source: r.source_slug, toolName: r.tool_name, toolVersion: r.tool_version, toolKey: r.tool_key },
     revision: Number(r.revision),
   };
@@ -45,7 +50,7 @@ export interface IssueFilter {
 
 /** GET /issues and GET /issues/{id}: the backlog as the caller may see it. */
 export class IssueQueries {
-  constructor(private readonly db: Database, private readonly store: EventStore) {}
+  constructor(private readonly db: Database, private readonly store: EventStore, private readonly windows: () => Promise<RemediationWindows> = async () => DEFAULT_REMEDIATION_WINDOWS) {}
 
   async list(principal: Principal, f: IssueFilter) {
     const visibility = await Visibility.of(this.db, principal);
@@ -65,7 +70,8 @@ export class IssueQueries {
       });
     }
     const rows: IssueRow[] = await q;
-    const items = rows.slice(0, f.limit).map(issueView);
+    const windows = await this.windows();
+    const items = rows.slice(0, f.limit).map((r) => issueView(r, windows));
     return { items, next: rows.length > f.limit ? items[items.length - 1].id : null };
   }
 
@@ -91,12 +97,13 @@ export class IssueQueries {
       return {
         revision: e.revision, type: e.type, at: (d.at as string) ?? e.metadata.at,
         // Entries of origin reopen (and every lifecycle fact) have actor null.
-        actor: lifecycle ? null : (d.actor as number | null | undefined) ?? e.metadata.actor ?? null,
+        // Decisions name the account as text (the triage domain's AccountId); answer the account id.
+        actor: lifecycle ? null : ((a) => (a === null ? null : Number(a)))((d.actor as number | string | null | undefined) ?? e.metadata.actor ?? null),
         status: (d.status as string | undefined) ?? null, requestedStatus: (d.requestedStatus as string | undefined) ?? null,
         justification: (d.justification as string | undefined) ?? null, comment: (d.comment as string | undefined) ?? null,
         reviewDate: (d.reviewDate as string | undefined) ?? null, previousResolvedAt: (d.previousResolvedAt as string | undefined) ?? null,
       };
     });
-    return { ...issueView(row), history };
+    return { ...issueView(row, await this.windows()), history };
   }
 }

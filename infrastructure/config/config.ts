@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DatabaseTarget, parseDatabaseUrl } from './database-url';
+import { FeedSettings, loadFeedSettings } from '../feeds/feed-settings';
+import { loadScannerSettings, ScannerSettings } from '../scanning/settings';
 import { parseBoolean, parseDuration, parseInteger, parseSize, SettingError } from './units';
 
 /**
@@ -48,6 +50,51 @@ export interface Config {
   brandName: string;
   version: string;
   readYourWritesTimeoutMs: number;
+  /** Enrichment feeds (spec 1 §8.3): VIGIL_KEV_*, VIGIL_EPSS_*, VIGIL_FEED_* (infrastructure/feeds/feed-settings.ts). */
+  feeds: FeedSettings;
+  /** The scan lifecycle (spec 1 §8.2, §8.3): built-in worker, scheduler, maintenance, retry delays. */
+  scans: ScanSettings;
+  /** The built-in executor (spec 1 §8.3): VIGIL_WORK_DIR, VIGIL_GIT_ALLOWED_HOSTS, VIGIL_HOST_SSH, VIGIL_IMAGE_*, VIGIL_VULNERABILITY_DB_DIR (infrastructure/scanning/settings.ts). */
+  scanners: ScannerSettings;
+}
+
+export interface ScanSettings {
+  /** VIGIL_EMBEDDED_WORKER: false runs no built-in worker (agents only). */
+  embeddedWorker: boolean;
+  /** VIGIL_SCAN_MAX_CONCURRENT: scans of the built-in worker at once. */
+  maxConcurrent: number;
+  workerIntervalMs: number;
+  /** VIGIL_WORKER_LABELS: labels the built-in worker answers to. */
+  workerLabels: string[];
+  schedulerIntervalMs: number;
+  maintenanceIntervalMs: number;
+  /** VIGIL_SCAN_RETRY_DELAYS: delay before attempt 2, 3, ... (the last reused). */
+  retryDelaysMs: number[];
+}
+
+/** "1m,5m,15m": durations, comma separated; a negative value stops the start (spec 1 §8.2). */
+export function parseRetryDelays(setting: string, text: string): number[] {
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.some((p) => p === '')) throw new SettingError(setting, `"${text}" is not a list of delays; write durations separated by commas, e.g. 1m,5m,15m.`);
+  return parts.map((p) => {
+    if (/^-/.test(p)) throw new SettingError(setting, `"${p}" is negative; a retry delay is 0 or more, e.g. 1m,5m,15m.`);
+    return parseDuration(setting, p);
+  });
+}
+
+/** Comma-separated labels: letters, digits, dot, dash, underscore, colon, slash; at most 64 characters each. */
+export function parseLabels(setting: string, text: string): string[] {
+  const labels = text.split(',').map((l) => l.trim()).filter(Boolean);
+  for (const label of labels) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/.test(label)) throw new SettingError(setting, `"${label}" is not a label; write letters, digits, ".", "-", "_", ":" or "/" (at most 64), comma separated.`);
+  }
+  return [...new Set(labels)];
+}
+
+function positiveDuration(setting: string, text: string): number {
+  const value = parseDuration(setting, text);
+  if (value <= 0) throw new SettingError(setting, `"${text}" must be longer than zero.`);
+  return value;
 }
 
 type Env = Record<string, string | undefined>;
@@ -150,5 +197,16 @@ export function loadConfig(env: Env = process.env): Config {
     brandName: read(env, 'VIGIL_BRAND_NAME') ?? 'Vigil',
     version: read(env, 'VIGIL_VERSION') ?? '0.1.0',
     readYourWritesTimeoutMs: duration('VIGIL_READ_YOUR_WRITES_TIMEOUT', '10s'),
+    feeds: loadFeedSettings(env),
+    scans: {
+      embeddedWorker: bool('VIGIL_EMBEDDED_WORKER', true),
+      maxConcurrent: parseInteger('VIGIL_SCAN_MAX_CONCURRENT', read(env, 'VIGIL_SCAN_MAX_CONCURRENT') ?? '2', 1, 64),
+      workerIntervalMs: positiveDuration('VIGIL_WORKER_INTERVAL', read(env, 'VIGIL_WORKER_INTERVAL') ?? '15s'),
+      workerLabels: parseLabels('VIGIL_WORKER_LABELS', read(env, 'VIGIL_WORKER_LABELS') ?? ''),
+      schedulerIntervalMs: positiveDuration('VIGIL_SCHEDULER_INTERVAL', read(env, 'VIGIL_SCHEDULER_INTERVAL') ?? '60s'),
+      maintenanceIntervalMs: positiveDuration('VIGIL_MAINTENANCE_INTERVAL', read(env, 'VIGIL_MAINTENANCE_INTERVAL') ?? '1h'),
+      retryDelaysMs: parseRetryDelays('VIGIL_SCAN_RETRY_DELAYS', read(env, 'VIGIL_SCAN_RETRY_DELAYS') ?? '1m,5m,15m'),
+    },
+    scanners: loadScannerSettings(env, dataDir),
   };
 }

@@ -3,6 +3,9 @@ import { IssueQueries } from '../../application/backlog/issue-queries';
 import { CommandHandler } from '../../application/command-handler';
 import { ImportAccess } from '../../application/imports/import-access';
 import { SarifImportService } from '../../application/imports/sarif-import';
+import type { BuildSbomImportService } from '../../application/imports/build-sbom-import';
+import type { CoverageImportService } from '../../application/imports/coverage-import';
+import type { TestReportImportService } from '../../application/imports/test-report-import';
 import { SourceService } from '../../application/sources/source-service';
 import { IdentityService } from '../../application/identity/identity-service';
 import { TeamService } from '../../application/identity/team-service';
@@ -13,6 +16,16 @@ import { Config } from '../../infrastructure/config/config';
 import { Database } from '../../infrastructure/db/database';
 import { ProjectionRunner } from '../../projections/engine/projection-runner';
 import type { TargetService } from '../../application/targets/target-service';
+import type { ScanService } from '../../application/scans/scan-service';
+import type { ScanLifecycle } from '../../application/scans/scan-lifecycle';
+import type { ScanWorker } from '../../application/scans/scan-worker';
+import type { ScanScheduler } from '../../application/scans/scan-scheduler';
+import type { ScorecardService } from '../../application/scorecards/scorecard-service';
+import type { GateService } from '../../application/gate/gate-service';
+import type { ExceptionQueries } from '../../application/triage/exception-queries';
+import type { ReviewScheduler } from '../../application/triage/review-scheduler';
+import type { TriageService } from '../../application/triage/triage-service';
+import type { FeedSync } from '../../application/enrichment/feed-sync';
 import type { Logger } from 'winston';
 
 /** What the HTTP routes call: the application services, built by the container. */
@@ -33,4 +46,17 @@ export interface Services {
   sources: SourceService;
   importAccess: ImportAccess;
   sarifImports: SarifImportService;
+  coverageImports: CoverageImportService;
+  testReportImports: TestReportImportService;
+  buildSbomImports: BuildSbomImportService;
+  triage: TriageService;
+  exceptions: ExceptionQueries;
+  reviewScheduler: ReviewScheduler;
+  gate: GateService;
+  feeds: FeedSync;
+  scorecards: ScorecardService;
+  scans: ScanService;
+  scanLifecycle: ScanLifecycle;
+  scanWorker: ScanWorker;
+  scanScheduler: ScanScheduler;
 }

@@ -1,75 +1,10 @@
 import { expect } from 'chai';
 import { parseCoverage, type CoverageFigures, type CoverageFormat } from '../../infrastructure/parsers/coverage';
 import { corpusAvailable, requireCorpus } from '../support/corpus';
-import { expectRefusal, readCorpus, readManifest, verdictOfNote, type Verdict } from './support';
+import { expectRefusal, readCorpus, readManifest, verdictOfNote } from './support';
+import { coberturaTotals, DECISIONS, jacocoTotals, lcovTotals, pair } from './coverage-decisions';
 
 const cov = (format: CoverageFormat, text: string): CoverageFigures => parseCoverage(format, Buffer.from(text));
-
-/** Verdicts the manifest leaves to the importer, settled by the spec. */
-const DECISIONS: Record<string, { verdict: Verdict; why: string; pattern?: RegExp }> = {
-  'coverage/jacoco/madrapps__empty-report.jacoco.xml': { verdict: 'refuse', why: 'S1.4.3-36: no line, never zero', pattern: /counts no line/ },
-  'coverage/jacoco/madrapps__group-with-group.jacoco.xml': { verdict: 'refuse', why: 'S1.4.3-36: only an INSTRUCTION counter, no line', pattern: /counts no line/ },
-  'coverage/jacoco/madrapps__only-line-attrs.jacoco.xml': { verdict: 'refuse', why: 'S1.4.3-36: no LINE counter', pattern: /counts no line/ },
-  'coverage/lcov/coveralls__empty-0byte.lcov': { verdict: 'refuse', why: 'S1.4.3-36: empty', pattern: /counts no line/ },
-  'coverage/lcov/lcov__malformed-counts.info': { verdict: 'refuse', why: 'S1.4.3-13: negative and garbage counts', pattern: /DA:4,-3/ },
-  'coverage/cobertura/cobertura-action__istanbul.cobertura.xml': { verdict: 'accept', why: 'S1.4.3-50: classes outside packages make packages inconsistent' },
-  'coverage/cobertura/codacy__decimal-comma.cobertura.xml': { verdict: 'accept', why: 'rates are not read; figures are recomputed from the lines' },
-  'coverage/cobertura/coveralls__sbt-scoverage.cobertura.xml': { verdict: 'refuse', why: 'S1.4.3-13: not well-formed', pattern: /line 781/ },
-};
-
-// ---- Independent figures, from the report text by regular expressions, not by the parser ----
-const attr = (tag: string, name: string): string | undefined => new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1];
-
-/** JaCoCo: the counters written directly before </report>. */
-function jacocoTotals(text: string): { lines: [number, number] | null; branches: [number, number] | null } {
-  const tail = /((?:<counter\b[^>]*\/>\s*)+)<\/report>\s*$/.exec(text)?.[1] ?? '';
-  const get = (type: string): [number, number] | null => {
-    const tag = (tail.match(/<counter\b[^>]*\/>/g) ?? []).find((t) => attr(t, 'type') === type);
-    return tag ? [Number(attr(tag, 'covered')), Number(attr(tag, 'missed')) + Number(attr(tag, 'covered'))] : null;
-  };
-  return { lines: get('LINE'), branches: get('BRANCH') };
-}
-
-/** Cobertura: <line> elements outside <methods> blocks, covered when hits is not 0. */
-function coberturaTotals(text: string): { lc: number; lt: number; bc: number; bt: number } {
-  const classLines = (text.replace(/<methods>[\s\S]*?<\/methods>/g, '').match(/<line\b[^>]*>/g) ?? []);
-  let lc = 0, bc = 0, bt = 0;
-  for (const tag of classLines) {
-    if (Number((attr(tag, 'hits') ?? '0').replace(',', '.')) > 0) lc++;
-    const m = /\((\d+)\/(\d+)\)/.exec(attr(tag, 'condition-coverage') ?? '');
-    if (m) {
-      bc += Number(m[1]);
-      bt += Number(m[2]);
-    }
-  }
-  return { lc, lt: classLines.length, bc, bt };
-}
-
-/** lcov: per SF (the last record of a repeated file), LF/LH or counted DA lines; BRF/BRH likewise. */
-function lcovTotals(text: string): { lc: number; lt: number; bc: number; bt: number; dirs: number } {
-  const files = new Map<string, number[]>();
-  for (const record of text.split(/end_of_record/)) {
-    const sf = /^SF:(.*)$/m.exec(record)?.[1]?.trim();
-    if (!sf) continue;
-    const num = (k: string): number | undefined => {
-      const m = new RegExp(`^${k}:(\\d+)\\s*$`, 'm').exec(record);
-      return m ? Number(m[1]) : undefined;
-    };
-    const da = record.match(/^DA:\d+,[^,\s]+/gm) ?? [];
-    const brda = record.match(/^BRDA:.*$/gm) ?? [];
-    files.set(sf.replace(/\\/g, '/'), [
-      num('LH') ?? da.filter((d) => Number(d.split(',')[1]) > 0).length,
-      num('LF') ?? da.length,
-      num('BRH') ?? brda.filter((b) => /,\d*[1-9]\d*\s*$/.test(b)).length,
-      num('BRF') ?? brda.length,
-    ]);
-  }
-  const sum = (i: number): number => [...files.values()].reduce((n, f) => n + f[i], 0);
-  const dirs = new Set([...files.keys()].map((f) => (f.includes('/') ? f.slice(0, f.lastIndexOf('/')) : '')));
-  return { lc: sum(0), lt: sum(1), bc: sum(2), bt: sum(3), dirs: dirs.size };
-}
-
-const pair = (covered: number, total: number): [number | null, number | null] => (total > 0 ? [covered, total] : [null, null]);
 
 describe('coverage parser', () => {
   describe('corpus: every manifest file gets its expected verdict and independently computed figures', function () {

@@ -3,7 +3,7 @@ import { AddressInfo } from 'node:net';
 import winston from 'winston';
 import { ManualClock } from '../../application/ports/clock';
 import { Config, loadConfig } from '../../infrastructure/config/config';
-import { buildContainer, prepare, servicesOf } from '../../infrastructure/container';
+import { buildContainer, Overrides, prepare, servicesOf } from '../../infrastructure/container';
 import { createApp } from '../../interfaces/http/app';
 import { allRoutes } from '../../interfaces/http/routes';
 import { Services } from '../../interfaces/http/services';
@@ -39,7 +39,7 @@ let counter = 0;
  * A real Vigil on a loopback port over a fresh database (PGlite by default), as `npm start` builds
  * it, with a bootstrap administrator. Tests talk to it over HTTP only.
  */
-export async function startVigil(options: { engine?: TestEngine; env?: Record<string, string>; clock?: ManualClock; database?: TestDatabase } = {}): Promise<RunningVigil> {
+export async function startVigil(options: { engine?: TestEngine; env?: Record<string, string>; clock?: ManualClock; database?: TestDatabase; overrides?: Pick<Overrides, 'scanExecutor' | 'normaliser'> } = {}): Promise<RunningVigil> {
   const engine = options.engine ?? 'pglite';
   if (!(await engineAvailable(engine))) throw new Error(`${engine} not reachable`);
   const database = options.database ?? (await createTestDatabase(engine, { migrate: false }));
@@ -48,7 +48,7 @@ export async function startVigil(options: { engine?: TestEngine; env?: Record<st
     VIGIL_DATA_DIR: '/nonexistent', ...options.env,
   });
   const logger = winston.createLogger({ level: process.env.VIGIL_TEST_LOG ?? 'error', transports: [new winston.transports.Console()] });
-  const services = servicesOf(buildContainer(config, { database: database.db, clock: options.clock, logger }));
+  const services = servicesOf(buildContainer(config, { ...options.overrides, database: database.db, clock: options.clock, logger }));
   await prepare(services);
   services.projections.start();
   const { app } = createApp(config, services, allRoutes(services));

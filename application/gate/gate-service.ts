@@ -1,0 +1,206 @@
+import { evaluateGate, GateIssue, GatePolicy, GatePolicyInput, isImportedOrPlugin, LineCoverage, parseGatePolicy, SEVERITIES, SEVERITY_RANK, Severity, Violation } from '../../domain/gate';
+import { Role, writes } from '../../domain/identity/roles';
+import { refuse } from '../../domain/shared/decider';
+import { normaliseBranch, repositoryIdentity, uniquenessKey } from '../../domain/targets';
+import { SETTLING_STATUSES, TriageStatus } from '../../domain/triage/status';
+import { Database } from '../../infrastructure/db/database';
+import { CommandHandler, RequestContext } from '../command-handler';
+import { Principal } from '../identity/principal';
+import { TargetKind, Visibility } from '../identity/visibility';
+import { IdGenerator } from '../ports/ids';
+import type { TargetService } from '../targets/target-service';
+import { ObservationSource } from './observation-source';
+import { AppliedPolicy, appliedPolicy, GATE_FAILED_SIEM, StoredViolations, verdictGiven, verdictStream } from './verdict-event';
+
+/** POST /gate (CONVENTIONS.md): one way of naming the target, and an optional policy. */
+export interface GateRequest {
+  repositoryId?: number;
+  containerId?: number;
+  repositoryUrl?: string;
+  branch?: string;
+  policy?: GatePolicyInput | null;
+}
+
+export interface GateAnswer {
+  id: number;
+  targetKind: TargetKind;
+  targetId: number;
+  passed: boolean;
+  violations: readonly Violation[];
+  policy: AppliedPolicy;
+  at: string;
+}
+
+export interface VerdictFilter {
+  targetKind?: TargetKind;
+  targetId?: number;
+  /** ISO 8601; verdicts at or after it. */
+  since?: string;
+  limit: number;
+  /** Page cursor: verdicts with a smaller id (the list runs newest first). */
+  before?: number;
+}
+
+/**
+ * Spec 1 §5: "a gate key must come from an account that writes; an auditor's or platform governor's
+ * key is refused". An account holding a writing role beside auditor or platform governor is still
+ * an auditor's (or governor's): refused, so that those who check the gate never pass it themselves.
+ */
+export function mayAskGate(roles: readonly Role[]): boolean {
+  return writes(roles) && !roles.includes('auditor') && !roles.includes('platform_governor');
+}
+
+export const MAY_NOT_ASK =
+  'The gate is asked by an account that writes (administrator, CISO, security lead, writer); an auditor\'s or platform governor\'s credential may not call it.';
+
+/** Issue types the SQL leaves out without include_plugins; the domain decides again on what it reads. */
+const PLUGIN_TYPES = ['imported', 'plugin'].filter(isImportedOrPlugin);
+
+interface CandidateRow {
+  id: number; identifier: string | null; rule_id: string; severity: string; package_name: string | null;
+  kev: boolean | number; fixable: boolean | number | null; triage_status: string; type: string;
+}
+
+interface VerdictRow {
+  id: number; target_kind: TargetKind; target_id: number; passed: boolean | number; violations: string; policy: string;
+  account_id: number; api_key_id: number | null; at: string;
+}
+
+export function verdictView(r: VerdictRow) {
+  const stored = JSON.parse(r.violations) as StoredViolations;
+  const passed = Boolean(r.passed);
+  return {
+    id: Number(r.id), targetKind: r.target_kind, targetId: Number(r.target_id),
+    repositoryId: r.target_kind === 'repository' ? Number(r.target_id) : null, containerId: r.target_kind === 'container' ? Number(r.target_id) : null,
+    passed, violations: stored.items, violationCount: stored.count, violationsOmitted: stored.count - stored.items.length, counts: stored.counts,
+    policy: JSON.parse(r.policy) as AppliedPolicy, accountId: Number(r.account_id), apiKeyId: r.api_key_id === null ? null : Number(r.api_key_id),
+    at: r.at, siem: passed ? null : GATE_FAILED_SIEM,
+  };
+}
+
+/**
+ * The CI gate (spec 1 §2.8, §4.1, §7): evaluates a target's open issues under a policy with the pure
+ * domain function, and records every verdict as one event (GateVerdictGiven), which the gate
+ * projection turns into a row of the verdict register. Refusals (403, 400, 404) happen before
+ * anything is read or written.
+ */
+export class GateService {
+  constructor(
+    private readonly db: Database,
+    private readonly commands: CommandHandler,
+    private readonly ids: IdGenerator,
+    private readonly targets: TargetService,
+    private readonly observations: ObservationSource,
+  ) {}
+
+  async ask(ctx: RequestContext, principal: Principal, request: GateRequest): Promise<GateAnswer> {
+    if (!mayAskGate(principal.roles)) throw refuse.forbidden(MAY_NOT_ASK);
+    const policy = parseGatePolicy(request.policy); // 400 Unknown severity, before anything else is read
+    const target = await this.resolveTarget(principal, request);
+    const [observation, issues, coverage, id] = await Promise.all([
+      this.observations.observe(target.kind, target.id),
+      this.candidateIssues(target.kind, target.id, policy),
+      policy.minLineCoverage === null ? Promise.resolve(null) : this.lineCoverage(target.kind, target.id),
+      this.ids.next('verdict'),
+    ]);
+    const verdict = evaluateGate({ observation, issues, coverage, policy: request.policy });
+    const at = ctx.now.toISOString();
+    const applied = appliedPolicy(policy);
+    const event = verdictGiven({
+      id, targetKind: target.kind, targetId: target.id, passed: verdict.passed, violations: verdict.violations, policy: applied,
+      accountId: principal.accountId, keyId: principal.keyId, at,
+    });
+    await this.commands.appendAll([{ stream: verdictStream(id), events: [event], expectedRevision: 'no_stream' }], ctx);
+    return { id, targetKind: target.kind, targetId: target.id, passed: verdict.passed, violations: verdict.violations, policy: applied, at };
+  }
+
+  /** GET /gate/verdicts: newest first, only verdicts on targets the caller sees. */
+  async verdicts(principal: Principal, f: VerdictFilter) {
+    const visibility = await Visibility.of(this.db, principal);
+    const k = this.db.knex;
+    const q = k('gate_verdicts').orderBy('gate_verdicts.id', 'desc').limit(f.limit + 1)
+      .select('id', 'target_kind', 'target_id', 'passed', 'violations', 'policy', 'account_id', 'api_key_id', 'at');
+    if (f.before !== undefined) q.where('gate_verdicts.id', '<', f.before);
+    if (f.targetKind !== undefined) q.where('gate_verdicts.target_kind', f.targetKind);
+    if (f.targetId !== undefined) q.where('gate_verdicts.target_id', f.targetId);
+    if (f.since !== undefined) q.where('gate_verdicts.at', '>=', f.since);
+    if (!visibility.all || visibility.restriction) {
+      q.where((w) => {
+        w.whereIn(['gate_verdicts.target_kind', 'gate_verdicts.target_id'] as never, visibility.scope(k('repositories').select(k.raw("'repository'"), 'repositories.id'), 'repository') as never)
+          .orWhereIn(['gate_verdicts.target_kind', 'gate_verdicts.target_id'] as never, visibility.scope(k('containers').select(k.raw("'container'"), 'containers.id'), 'container') as never);
+      });
+    }
+    const rows: VerdictRow[] = await q;
+    const items = rows.slice(0, f.limit).map(verdictView);
+    return { items, next: rows.length > f.limit ? items[items.length - 1].id : null };
+  }
+
+  /** One of the three forms of CONVENTIONS.md; unknown and unseen targets both answer 404. */
+  private async resolveTarget(principal: Principal, r: GateRequest): Promise<{ kind: TargetKind; id: number }> {
+    const forms = [r.repositoryId, r.containerId, r.repositoryUrl].filter((x) => x !== undefined && x !== null).length;
+    if (forms !== 1) throw refuse.invalid('Name the target one way: repositoryId, containerId, or repositoryUrl with branch (default main).');
+    if (r.branch !== undefined && r.branch !== null && (r.repositoryUrl === undefined || r.repositoryUrl === null)) {
+      throw refuse.invalid('branch goes with repositoryUrl; with repositoryId the repository already names its branch.');
+    }
+    if (r.repositoryId !== undefined && r.repositoryId !== null) {
+      await this.targets.visibleRow(principal, 'repository', r.repositoryId);
+      return { kind: 'repository', id: r.repositoryId };
+    }
+    if (r.containerId !== undefined && r.containerId !== null) {
+      await this.targets.visibleRow(principal, 'container', r.containerId);
+      return { kind: 'container', id: r.containerId };
+    }
+    return { kind: 'repository', id: await this.repositoryByUrl(principal, r.repositoryUrl!, r.branch) };
+  }
+
+  /**
+   * {repositoryUrl, branch}: the repository with that identity (spec 1 §2.1) and branch (default
+   * main). Several may share them with different sub-paths: the root one answers; without a root,
+   * a single visible one does; otherwise the caller must name the repositoryId.
+   */
+  private async repositoryByUrl(principal: Principal, url: string, branchInput: string | undefined): Promise<number> {
+    const identity = repositoryIdentity(url);
+    const branch = normaliseBranch(branchInput);
+    const visibility = await Visibility.of(this.db, principal);
+    type Row = { id: number; project_id: number | null; sub_path: string };
+    const seen = (r: Row) => visibility.canSee('repository', { id: Number(r.id), project_id: r.project_id === null ? null : Number(r.project_id) });
+    const root: Row | undefined = await this.db.knex('repositories').where({ uniqueness_key: uniquenessKey(identity, branch, '') }).select('id', 'project_id', 'sub_path').first();
+    if (root && seen(root)) return Number(root.id);
+    const rows: Row[] = (await this.db.knex('repositories').where({ identity, branch }).select('id', 'project_id', 'sub_path').orderBy('id')).filter(seen);
+    if (rows.length === 0) throw refuse.notFound(`No repository ${identity} on branch ${branch} is visible to you.`);
+    if (rows.length > 1) {
+      throw refuse.invalid(`${identity} on branch ${branch} is registered with several sub-paths (${rows.map((r) => r.sub_path).join(', ')}); ask with repositoryId.`);
+    }
+    return Number(rows[0].id);
+  }
+
+  /**
+   * One query, only the columns the gate reads, only the open issues that can violate under the
+   * policy: KEV-listed or at or above the threshold, less what the flags leave out. The domain
+   * function applies the same rules again to what comes back, so it stays the authority.
+   */
+  private async candidateIssues(kind: TargetKind, id: number, policy: GatePolicy): Promise<GateIssue[]> {
+    const threshold = SEVERITY_RANK[policy.severity];
+    const atOrAbove = SEVERITIES.filter((s) => SEVERITY_RANK[s] >= threshold);
+    const q = this.db.knex('issues')
+      .select('id', 'identifier', 'rule_id', 'severity', 'package_name', 'kev', 'fixable', 'triage_status', 'type')
+      .where({ target_kind: kind, target_id: id, status: 'open' })
+      .where((w) => { w.where('kev', true).orWhereIn('severity', atOrAbove); })
+      .orderBy('id');
+    if (!policy.includePlugins) q.whereNotIn('type', PLUGIN_TYPES);
+    if (!policy.includeTriaged) q.whereNotIn('triage_status', [...SETTLING_STATUSES]);
+    if (policy.fixableOnly) q.where('fixable', true);
+    const rows: CandidateRow[] = await q;
+    return rows.map((r) => ({
+      issueId: Number(r.id), identifier: r.identifier ?? r.rule_id, severity: r.severity as Severity, package: r.package_name,
+      kev: Boolean(r.kev), fixable: Boolean(r.fixable), triageStatus: r.triage_status as TriageStatus, type: r.type,
+    }));
+  }
+
+  /** The newest coverage import's line counts (repositories only), for a policy naming min_line_coverage. */
+  private async lineCoverage(kind: TargetKind, id: number): Promise<LineCoverage | null> {
+    if (kind !== 'repository') return null;
+    const row = await this.db.knex('coverage_imports').where({ repository_id: id }).orderBy('id', 'desc').select('lines_covered', 'lines_total').first();
+    return row ? { linesCovered: Number(row.lines_covered), linesTotal: Number(row.lines_total) } : null;
+  }
+}

@@ -1,0 +1,84 @@
+import { issueStream } from '../../domain/backlog/issue';
+import { triageDecider } from '../../domain/triage';
+import { Database } from '../../infrastructure/db/database';
+import { CommandHandler } from '../command-handler';
+import { Clock } from '../ports/clock';
+
+interface Log {
+  info(message: string, meta?: unknown): void;
+  error(message: string, meta?: unknown): void;
+}
+
+const BATCH = 500;
+
+/**
+ * Review dates of will_not_fix exceptions (spec 1 §3.2 "will_not_fix --review date reached-->
+ * under_review", S1.3.2-07). Each run reads the issues whose review date is at or before the Clock's
+ * now and sends ReviewDateReached (no actor) on each stream. The decider decides nothing when the date
+ * is no longer due (someone extended or re-triaged meanwhile), and a second instance running at the
+ * same time meets the first one's event on retry, so runs are safe to overlap across instances.
+ * Runs every VIGIL_MAINTENANCE_INTERVAL (default 1h) from the server; specs call runOnce directly.
+ */
+export class ReviewScheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly db: Database,
+    private readonly commands: CommandHandler,
+    private readonly clock: Clock,
+    private readonly log: Log = { info: () => undefined, error: () => undefined },
+  ) {}
+
+  /** One pass: every due will_not_fix issue moves to under_review. Answers how many moved and how many failed. */
+  async runOnce(): Promise<{ expired: number; failed: number }> {
+    const now = this.clock.now();
+    const nowIso = now.toISOString();
+    let expired = 0;
+    let failed = 0;
+    let after = 0;
+    for (;;) {
+      // review_date is an ISO 8601 instant written by toISOString: text order is time order.
+      const due: Array<{ id: number; issue_key: string }> = await this.db.knex('issues')
+        .select('id', 'issue_key').where('triage_status', 'will_not_fix').whereNotNull('review_date').where('review_date', '<=', nowIso)
+        .where('id', '>', after).orderBy('id').limit(BATCH);
+      for (const issue of due) {
+        try {
+          const decided = await this.commands.execute(
+            issueStream(issue.issue_key), triageDecider, { type: 'ReviewDateReached', now: nowIso },
+            { actor: null, address: null, userAgent: null, correlationId: 'review-scheduler', now },
+          );
+          if (decided.events.length) expired++;
+        } catch (error) {
+          failed++;
+          this.log.error('Review date: the issue could not be moved to under_review; the next run tries again', { issueId: Number(issue.id), error: (error as Error)?.stack ?? String(error) });
+        }
+      }
+      if (due.length < BATCH) break;
+      after = Number(due[due.length - 1].id);
+    }
+    if (expired) this.log.info(`Review dates reached: ${expired} will_not_fix issue(s) back under review`);
+    return { expired, failed };
+  }
+
+  /** Runs now, then every intervalMs; a run still going when the next is due is not doubled. */
+  start(intervalMs: number): void {
+    if (this.timer) return;
+    const tick = () => {
+      if (this.running) return;
+      this.running = this.runOnce()
+        .catch((error) => this.log.error('Review-date run failed; the next run tries again', { error: (error as Error)?.stack ?? String(error) }))
+        .finally(() => { this.running = null; });
+    };
+    this.timer = setInterval(tick, Math.max(1000, intervalMs));
+    this.timer.unref?.();
+    tick();
+  }
+
+  /** Stops the interval and waits for a run in progress. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

@@ -1,0 +1,34 @@
+import { Type } from '@sinclair/typebox';
+import { Response } from 'express';
+import { AuditService } from '../../../application/audit/audit-service';
+import { RouteDef, VigilRequest } from '../route';
+import { Services } from '../services';
+
+const auditors = { sessionOnly: true, roles: ['auditor', 'administrator', 'ciso'] as const, rolesDetail: 'The audit log is read by auditors, administrators and CISOs.' };
+
+/** The hash-chained audit log (every security event) and its verification. */
+export function auditRoutes(s: Services): RouteDef[] {
+  const audit = new AuditService(s.db);
+  return [
+    {
+      method: 'get', path: '/audit-log', tag: 'Audit', summary: 'Audit entries in chain order; type, actor, since filters; limit and after page through them', auth: auditors,
+      query: Type.Object({
+        type: Type.Optional(Type.String({ maxLength: 128 })), actor: Type.Optional(Type.Integer({ minimum: 1 })), since: Type.Optional(Type.String({ format: 'date-time' })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Type.Integer({ minimum: 0 })),
+      }),
+      responses: { 200: { description: 'Entries' } },
+      handler: async (req: VigilRequest, res: Response) => {
+        const q = req.query as Record<string, string | undefined>;
+        const limit = Number(q.limit ?? 100);
+        const page = await audit.list(Number(q.after ?? 0), limit, { type: q.type, actor: q.actor === undefined ? undefined : Number(q.actor), since: q.since });
+        if (page.next !== null) res.setHeader('Link', `</api/v1/audit-log?limit=${limit}&after=${page.next}>; rel="next"`);
+        return page.items;
+      },
+    },
+    {
+      method: 'get', path: '/audit-log/verification', tag: 'Audit', summary: 'Walks the chain and recomputes every hash from the events', auth: auditors,
+      responses: { 200: { description: '{valid, entries, brokenAt, reason}' } },
+      handler: async () => audit.verify(),
+    },
+  ];
+}

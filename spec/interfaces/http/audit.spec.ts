@@ -1,0 +1,35 @@
+import { expect } from 'chai';
+import { RunningVigil, startVigil } from '../../support/vigil';
+
+describe('Audit log over HTTP', function () {
+  let v: RunningVigil;
+  let admin: string;
+
+  before(async () => {
+    v = await startVigil();
+    admin = await v.signIn();
+    await v.request('POST', '/repositories', { token: admin, body: { url: 'https://git.example/audit/one' } });
+  });
+  after(async () => { await v.stop(); });
+
+  it('lists entries in chain order with actor, address and time, to auditors and administrators only', async () => {
+    const r = await v.request('GET', '/audit-log?type=RepositoryRegistered', { token: admin });
+    expect(r.status).to.equal(200);
+    expect(r.body[0]).to.include({ type: 'RepositoryRegistered', actor: 1, address: '127.0.0.1' });
+    expect(r.body[0].hash).to.match(/^[0-9a-f]{64}$/);
+    const writer = await v.account(['writer']);
+    expect((await v.request('GET', '/audit-log', { token: writer.token })).status).to.equal(403);
+    const auditor = await v.account(['auditor']);
+    expect((await v.request('GET', '/audit-log', { token: auditor.token })).status).to.equal(200);
+  });
+
+  it('verifies the chain, and finds the entry whose event was changed behind its back', async () => {
+    const ok = await v.request('GET', '/audit-log/verification', { token: admin });
+    expect(ok.body).to.include({ valid: true, brokenAt: null });
+    expect(ok.body.entries).to.be.greaterThan(3);
+    const entry = (await v.request('GET', '/audit-log?type=RepositoryRegistered', { token: admin })).body[0];
+    await v.database.db.knex('events').where({ event_id: entry.eventId }).update({ data: JSON.stringify({ forged: true }) });
+    const broken = await v.request('GET', '/audit-log/verification', { token: admin });
+    expect(broken.body).to.include({ valid: false, brokenAt: entry.seq });
+  });
+});

@@ -1,0 +1,24 @@
+import { expect } from 'chai';
+import { ADMIN, startVigil } from '../../support/vigil';
+
+describe('Password login switch', function () {
+  it('[S1.5-18] [S1.8.3-25] VIGIL_PASSWORD_LOGIN=false refuses password sign-in when an issuer is set', async () => {
+    const v = await startVigil({ env: { VIGIL_OIDC_ISSUER: 'https://idp.example', VIGIL_PASSWORD_LOGIN: 'false' } });
+    try {
+      const r = await v.request('POST', '/auth/sign-in', { body: ADMIN });
+      expect(r.status).to.equal(403);
+      expect(r.body.detail).to.match(/single sign-on/);
+    } finally {
+      await v.stop();
+    }
+  });
+
+  it('[S1.5-18] ignores VIGIL_PASSWORD_LOGIN=false while no issuer is set', async () => {
+    const v = await startVigil({ env: { VIGIL_PASSWORD_LOGIN: 'false' } });
+    try {
+      expect((await v.request('POST', '/auth/sign-in', { body: ADMIN })).status).to.equal(200);
+    } finally {
+      await v.stop();
+    }
+  });
+});
