@@ -22,7 +22,8 @@ import { RowWriter } from './engine/row-writer';
  *   scorecard_open_ages     counted open issues other than will_not_fix by severity and first-seen
  *                           instant: overdueCount is counted at query time against the remediation
  *                           windows of the settings (remediation_days_*), which move with the clock;
- *   scorecard_trend_points  the target's figures at the end of that day.
+ *   scorecard_trend_points  the target's figures at the end of each earlier day it changed on, written
+ *                           when it next changes on another day (its current row stands for its last day).
  * The work per batch follows the events, never the size of a target's backlog, so a replay of a
  * million issues stays a replay. Every value derives from events (times from `metadata.at`); counts
  * add up exactly (riskPoints are multiples of 1/8) and each target's rows depend only on the events
@@ -85,6 +86,8 @@ const issueKeyOf = (e: RecordedEvent<any>): string => (typeof e.data?.key === 's
 class Batch {
   private readonly states = new Map<string, IssueState>();
   private readonly dirty = new Set<string>();
+  /** Issues that have a row already (loaded, or written by an earlier run of this batch): updated, the others inserted. */
+  private readonly stored = new Set<string>();
   private readonly touched = new Map<string, Touched>();
   /** What the run's issue changes add to each touched target's figures. */
   private readonly deltas = new Map<string, Figures>();
@@ -100,7 +103,10 @@ class Batch {
     await this.w.run(TABLES, async (trx) => {
       for (let i = 0; i < keys.length; i += CHUNK) {
         const rows: IssueState[] = await trx('scorecard_issues').whereIn('issue_key', keys.slice(i, i + CHUNK)).select('*');
-        for (const r of rows) this.states.set(r.issue_key, { ...r, target_id: Number(r.target_id), kev: Boolean(r.kev), open: Boolean(r.open) });
+        for (const r of rows) {
+          this.states.set(r.issue_key, { ...r, target_id: Number(r.target_id), kev: Boolean(r.kev), open: Boolean(r.open) });
+          this.stored.add(r.issue_key);
+        }
       }
     });
   }
@@ -162,8 +168,19 @@ class Batch {
 
   /** The end of a day's run (or of the batch): write the changed issues, then each touched target's rows once. */
   async closeRun(): Promise<void> {
-    for (const key of this.dirty) this.w.upsert('scorecard_issues', { ...this.states.get(key)! }, ['issue_key']);
+    // New issues are inserted (the bulk of a replay), changed ones upserted, in separate writes.
+    await this.w.run(['scorecard_issues'], async () => undefined);
+    const changed = [...this.dirty].filter((key) => this.stored.has(key));
+    for (const key of this.dirty) {
+      if (this.stored.has(key)) continue;
+      this.w.insert('scorecard_issues', { ...this.states.get(key)! }, ['issue_key']);
+      this.stored.add(key);
+    }
     this.dirty.clear();
+    if (changed.length) {
+      await this.w.run(['scorecard_issues'], async () => undefined);
+      for (const key of changed) this.w.upsert('scorecard_issues', { ...this.states.get(key)! }, ['issue_key']);
+    }
     if (this.touched.size === 0) return;
     const targets = [...this.touched.values()];
     const deltas = new Map(this.deltas);
@@ -209,9 +226,14 @@ class Batch {
         ...target, scanned, last_scan_failed: lastScanFailed, open_critical: open.critical, open_high: open.high, open_medium: open.medium, open_low: open.low,
         open_kev: open.kev, license_violations: licenseViolations, risk_points: riskPoints, score, grade: gradeFor(score), updated_at: t.at,
       }, ['target_kind', 'target_id']);
-      this.w.upsert('scorecard_trend_points', {
-        ...target, day, scanned, risk_points: riskPoints, score, open_critical: open.critical, open_high: open.high, open_kev: open.kev,
-      }, ['target_kind', 'target_id', 'day']);
+      // Leaving the day of its last change: that day ended with the row as it stood.
+      const lastDay = was?.updated_at.slice(0, 10);
+      if (was && lastDay !== day) {
+        this.w.upsert('scorecard_trend_points', {
+          ...target, day: lastDay, scanned: Boolean(was.scanned), risk_points: Number(was.risk_points), score: Number(was.score),
+          open_critical: Number(was.open_critical), open_high: Number(was.open_high), open_kev: Number(was.open_kev),
+        }, ['target_kind', 'target_id', 'day']);
+      }
       for (const [ageKey, change] of d.ages) {
         if (change === 0) continue;
         const [severity, firstSeenAt] = ageKey.split('|');
@@ -271,7 +293,7 @@ class Batch {
 
 interface TargetRow {
   target_id: number; scanned: boolean | number; last_scan_failed: boolean | number; open_critical: number; open_high: number; open_medium: number;
-  open_low: number; open_kev: number; license_violations: number; risk_points: number;
+  open_low: number; open_kev: number; license_violations: number; risk_points: number; score: number; updated_at: string;
 }
 
 /** Runs `fn` per kind of target with the ids of that kind, 500 at a time (an index range per kind, never a list of pairs). */

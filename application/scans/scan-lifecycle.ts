@@ -1,7 +1,7 @@
 import type { Finding, Provenance } from '../../domain/backlog/issue';
 import { DomainError, DomainEvent } from '../../domain/shared/decider';
 import {
-  CompleteScan, FailureKind, leaseExpiry, scanDecider, ScanEvent, ScanState, scanStream, StepSummary,
+  CompleteScan, FailureKind, LEASE_MS, leaseExpiry, scanDecider, ScanEvent, ScanState, scanStream, StepSummary,
 } from '../../domain/scans';
 import { waitingDecider, waitingStream } from '../../domain/scans/waiting';
 import type { TargetKind } from '../../domain/targets/target-ref';
@@ -326,6 +326,20 @@ export class ScanLifecycle {
         await this.leases.release(scanId, attempt);
       }
       if (rows.length < LAPSE_BATCH || errors > 0) break;
+    }
+    // Scans running without a lease row (a database restored without its scan_leases, say): their lease
+    // is the one ScanClaimed started, lapsed 20 minutes after the claim.
+    const knex = this.db.knex;
+    const orphans: Array<{ id: number; attempts: number; started_at: string }> = await knex('scans as s').where('s.status', 'scanning')
+      .where('s.started_at', '<=', new Date(now.getTime() - LEASE_MS).toISOString())
+      .whereNotExists(knex('scan_leases as l').select(knex.raw('1')).whereRaw('l.scan_id = s.id AND l.attempt = s.attempts'))
+      .select('s.id', 's.attempts', 's.started_at').limit(LAPSE_BATCH);
+    for (const orphan of orphans) {
+      const attempt = Number(orphan.attempts);
+      const outcome = await this.decideFailure(Number(orphan.id), this.ctx(now, 'lease-lapse'), (state) => scanDecider.decide({
+        type: 'LapseLease', attempt, leaseExpiresAt: leaseExpiry(new Date(orphan.started_at)), now, retryDelaysMs: this.settings.retryDelaysMs,
+      }, state)).catch(() => 'refused' as const);
+      if (outcome !== 'refused') lapsed++;
     }
     if (lapsed) this.log.warn(`${lapsed} scan lease(s) lapsed without a heartbeat for 20 minutes`);
     return { lapsed, voided };

@@ -129,8 +129,9 @@ export class ScorecardService {
   /**
    * GET /dashboard/trends: score_formula_changed_on (S1.2.9-22) and one point per day of the last `days`
    * (today, by the Clock, last), summed over the targets the caller sees now. A target's figures on a
-   * day are those it ended its latest recorded day at, on or before that day. `observedTargets` and
-   * `lowestScore` read the projection's own record of scanning (the stop-gap of scan-status.ts).
+   * day are those it ended the latest day it changed on, on or before that day: the trend points of
+   * its earlier days, its current row for its last one. `observedTargets` and `lowestScore` read the
+   * projection's record of scanning, the same as the scan-status port.
    */
   async trends(principal: Principal, days: number) {
     const visible = new Set((await this.figures(await Visibility.of(this.db, principal))).map((t) => targetKey(t.kind, t.id)));
@@ -140,20 +141,27 @@ export class ScorecardService {
     const knex = this.db.knex;
     const latestBefore = knex('scorecard_trend_points').where('day', '<', first).groupBy('target_kind', 'target_id')
       .select('target_kind', 'target_id').max({ day: 'day' }).as('m');
-    const carried: TrendRow[] = await knex('scorecard_trend_points as p')
-      .join(latestBefore, (j) => { j.on('p.target_kind', '=', 'm.target_kind').andOn('p.target_id', '=', 'm.target_id').andOn('p.day', '=', 'm.day'); })
-      .select('p.*');
-    const within: TrendRow[] = await knex('scorecard_trend_points').where('day', '>=', first).where('day', '<=', today).orderBy('day').select('*');
-    const current = new Map<string, TrendRow>();
-    const take = (r: TrendRow) => { const key = targetKey(r.target_kind, r.target_id); if (visible.has(key)) current.set(key, r); };
-    carried.forEach(take);
+    const [carried, within, currentRows] = await Promise.all([
+      knex('scorecard_trend_points as p')
+        .join(latestBefore, (j) => { j.on('p.target_kind', '=', 'm.target_kind').andOn('p.target_id', '=', 'm.target_id').andOn('p.day', '=', 'm.day'); })
+        .select('p.*') as Promise<TrendRow[]>,
+      knex('scorecard_trend_points').where('day', '>=', first).where('day', '<=', today).select('*') as Promise<TrendRow[]>,
+      knex('scorecard_targets').select('target_kind', 'target_id', 'updated_at', 'scanned', 'risk_points', 'score', 'open_critical', 'open_high', 'open_kev') as Promise<Array<TrendRow & { updated_at: string }>>,
+    ]);
+    // Oldest first; on one day a current row comes after a point (it is the later state).
+    const rows = [
+      ...carried.map((r) => ({ r, day: r.day!, current: 0 })), ...within.map((r) => ({ r, day: r.day!, current: 0 })),
+      ...currentRows.map((r) => ({ r, day: r.updated_at.slice(0, 10), current: 1 })).filter((x) => x.day <= today),
+    ].filter((x) => visible.has(targetKey(x.r.target_kind, x.r.target_id)))
+      .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.current - b.current));
+    const standing = new Map<string, TrendRow>();
     const points = [];
     let next = 0;
     for (let d = 0; d < days; d++) {
       const date = dayOf(Date.parse(`${first}T00:00:00.000Z`) + d * DAY_MS);
-      while (next < within.length && within[next].day <= date) take(within[next++]);
+      for (; next < rows.length && rows[next].day <= date; next++) standing.set(targetKey(rows[next].r.target_kind, rows[next].r.target_id), rows[next].r);
       let riskPoints = 0; let critical = 0; let high = 0; let kev = 0; let observed = 0; let lowest: number | null = null;
-      for (const r of current.values()) {
+      for (const r of standing.values()) {
         riskPoints += Number(r.risk_points); critical += Number(r.open_critical); high += Number(r.open_high); kev += Number(r.open_kev);
         if (r.scanned) {
           observed++;
@@ -335,7 +343,7 @@ export class ScorecardService {
 }
 
 interface TrendRow {
-  target_kind: string; target_id: number; day: string; scanned: boolean | number; risk_points: number; score: number;
+  target_kind: string; target_id: number; day?: string; scanned: boolean | number; risk_points: number; score: number;
   open_critical: number; open_high: number; open_kev: number;
 }
 

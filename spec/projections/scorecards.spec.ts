@@ -153,11 +153,12 @@ describeEachEngine('Scorecards projection: triage, scans, days, rebuild', ({ eng
     expect(answered).to.deep.equal(JSON.parse(JSON.stringify(expected)));
   });
 
-  it('records one trend point per target and day, the figures the day ended with', async () => {
-    const points: Array<Record<string, any>> = await v.database.db.knex('scorecard_trend_points').where({ target_kind: 'repository', target_id: ids.a }).orderBy('day');
-    expect(points.map((p) => [p.day, Number(p.risk_points)])).to.deep.equal([
-      ['2026-05-01', 20], ['2026-05-02', 19.5], ['2026-05-03', 20], ['2026-05-04', 16],
-    ]);
+  it('records the figures each day ended with: a trend point per earlier day, the current row for the last', async () => {
+    const knex = v.database.db.knex;
+    const points: Array<Record<string, any>> = await knex('scorecard_trend_points').where({ target_kind: 'repository', target_id: ids.a }).orderBy('day');
+    expect(points.map((p) => [p.day, Number(p.risk_points)])).to.deep.equal([['2026-05-01', 20], ['2026-05-02', 19.5], ['2026-05-03', 20]]);
+    const current = await knex('scorecard_targets').where({ target_kind: 'repository', target_id: ids.a }).first();
+    expect([current.updated_at.slice(0, 10), Number(current.risk_points)]).to.deep.equal(['2026-05-04', 16]);
     const trends = await v.request('GET', '/dashboard/trends?days=5', { token: admin });
     expect(trends.body.points.map((p: { date: string }) => p.date)).to.deep.equal(['2026-05-30', '2026-05-31', '2026-06-01', '2026-06-02', '2026-06-03']);
     // a 16 + b 4 before 2 June; the image's licence from 2 June on; the deleted target is gone

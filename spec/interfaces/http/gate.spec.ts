@@ -489,8 +489,8 @@ describeEachEngine('Gate on each engine', ({ engine, get }) => {
       expect(failed.body.passed).to.equal(false);
       expect(failed.body.violations).to.have.length(1);
       expect(failed.body.violations[0]).to.include({ rule: 'severity', identifier: 'CVE-E1', severity: 'critical', package: 'libc' });
-      const list = await v.request('GET', `/gate/verdicts?target_kind=repository&target_id=${repo}&since=2000-01-01T00:00:00Z&limit=1`, { apiKey: key });
-      expect(list.body).to.have.length(1);
+      const list = await v.request('GET', `/gate/verdicts?target_kind=repository&target_id=${repo}&since=${encodeURIComponent('2000-01-01T00:00:00Z')}&limit=1`, { apiKey: key });
+      expect(list.body, list.text).to.have.length(1);
       expect(list.body[0]).to.deep.include({ id: failed.body.id, passed: false, violationCount: 1, policy: { include_triaged: false, fixable_only: true, severity: 'high', include_plugins: false } });
       expect(list.headers.get('link')).to.contain(`before=${failed.body.id}`);
     } finally {

@@ -116,7 +116,8 @@ describe('coverage, test-report and build SBOM imports over HTTP', function () {
 
     it('[S1.4.3-43] a commit that is not hexadecimal (or empty, or over 64 digits): 400, nothing written', async () => {
       for (const commit of ['main', 'g123', '12%2034', '', 'a'.repeat(65)]) {
-        await refused(() => coverage(s, lcov([['a.c', 1, 1]]), 'lcov', { query: `commit=${commit}` }), 400);
+        const r = await refused(() => coverage(s, lcov([['a.c', 1, 1]]), 'lcov', { query: `commit=${commit}` }), 400);
+        expect(r.body.detail).to.match(/hexadecimal|digits|empty/);
       }
     });
 
@@ -124,9 +125,9 @@ describe('coverage, test-report and build SBOM imports over HTTP', function () {
       const body = jacoco([{ name: 'p', line: [1, 1] }]);
       const missing = await refused(() => coverage(s, body, null), 400);
       expect(missing.body.detail).to.match(/jacoco, cobertura or lcov/);
-      await refused(() => coverage(s, body, 'clover'), 400);
+      expect((await refused(() => coverage(s, body, 'clover'), 400)).body.detail).to.contain('"clover" is not one of jacoco, cobertura, lcov');
       await refused(() => coverage(s, body, 'JACOCO'), 400);
-      await refused(() => coverage(s, body, 'jacoco', { contentType: 'text/plain' }), 400);
+      expect((await refused(() => coverage(s, body, 'jacoco', { contentType: 'text/plain' }), 400)).body.detail).to.contain('application/xml');
       await refused(() => coverage(s, lcov([['a.c', 1, 1]]), 'lcov', { contentType: 'application/xml' }), 400);
     });
 
@@ -274,14 +275,15 @@ describe('coverage, test-report and build SBOM imports over HTTP', function () {
       expect(one.body.componentList).to.deep.equal([1, 2, 3].map((i) => ({ name: `lib${i}`, version: `1.${i}.0`, purl: `pkg:npm/lib${i}@1.${i}.0`, type: 'library', bomRef: `ref-${i}`, source: 'build' })));
       const list = await v.request('GET', `/repositories/${s.repositoryId}/build-sbom-imports`, { token: admin });
       expect(list.body[0]).to.include({ id: r.body.id, components: 3, source: s.slug });
+      expect((await v.request('GET', `/repositories/${s.repositoryId}/build-sbom-imports/99999`, { token: admin })).status).to.equal(404);
     });
 
     it('[S1.4.3-55] CycloneDX XML: 400, whether declared as XML or sent as JSON; SPDX: 400', async () => {
       const xml = '<?xml version="1.0"?><bom xmlns="http://cyclonedx.org/schema/bom/1.5" version="1"><components/></bom>';
-      await refused(() => sbom(s, xml, { contentType: 'application/vnd.cyclonedx+xml' }), 400);
-      await refused(() => sbom(s, xml, { contentType: 'application/xml' }), 400);
-      await refused(() => sbom(s, xml), 400);
-      await refused(() => sbom(s, JSON.stringify({ spdxVersion: 'SPDX-2.3', SPDXID: 'SPDXRef-DOCUMENT' })), 400);
+      for (const contentType of ['application/vnd.cyclonedx+xml', 'application/xml', 'application/vnd.cyclonedx+json']) {
+        expect((await refused(() => sbom(s, xml, { contentType }), 400)).body.detail).to.match(/XML is not accepted/);
+      }
+      expect((await refused(() => sbom(s, JSON.stringify({ spdxVersion: 'SPDX-2.3', SPDXID: 'SPDXRef-DOCUMENT' })), 400)).body.detail).to.match(/SPDX/);
       await refused(() => sbom(s, JSON.stringify({ spdxVersion: 'SPDX-2.3', SPDXID: 'SPDXRef-DOCUMENT' }), { contentType: 'application/spdx+json' }), 400);
     });
 

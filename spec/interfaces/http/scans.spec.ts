@@ -346,6 +346,21 @@ describe('Scans: requests, GET /scans, the built-in worker (spec 1 §2.2, §3.1,
       expect(await v.services.scanWorker.runOnce()).to.deep.equal(['completed']);
     });
 
+    it('[S1.3.1-19] a running scan without its lease row (a restored database) lapses 20 minutes after its claim', async () => {
+      const repo = await repository();
+      const scan = await requestScan(repo);
+      executor.holds();
+      const [run] = await v.services.scanWorker.tick();
+      await v.database.db.knex('scan_leases').where({ scan_id: scan.id }).del();
+      clock.advance(20 * MINUTE - 1);
+      expect(await v.services.scanLifecycle.lapseExpired()).to.deep.equal({ lapsed: 0, voided: 0 });
+      clock.advance(1);
+      expect(await v.services.scanLifecycle.lapseExpired()).to.deep.equal({ lapsed: 1, voided: 0 });
+      expect(await scanOf(scan.id)).to.include({ status: 'pending', attempts: 1 });
+      executor.held.at(-1)!.finish(result({}));
+      expect(await run).to.equal('refused');
+    });
+
     it('[S1.3.1-02] while a scan runs a new request is accepted (it waits), and it starts only when the running one ended', async () => {
       const repo = await repository();
       const first = await requestScan(repo);
