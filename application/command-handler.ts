@@ -72,14 +72,14 @@ export class CommandHandler {
 
   /** Several streams in one commit, for decisions already taken (e.g. a target and its key reservation). */
   async appendAll(appends: Array<{ stream: string; events: DomainEvent[]; expectedRevision: ExpectedRevision }>, ctx: RequestContext): Promise<AppendResult> {
-    const batch: StreamAppend[] = appends.filter((a) => a.events.length).map((a) => ({ stream: a.stream, expectedRevision: a.expectedRevision, events: this.toNew(a.events, ctx) }));
+    const metadata = metadataOf(ctx);
+    const batch: StreamAppend[] = appends.filter((a) => a.events.length).map((a) => ({ stream: a.stream, expectedRevision: a.expectedRevision, events: this.toNew(a.events, ctx, metadata) }));
     const result = await this.store.appendMany(batch);
     await this.barrier.waitFor(result, appends.flatMap((a) => a.events.map((e) => e.type)));
     return result;
   }
 
-  toNew(events: DomainEvent[], ctx: RequestContext): NewEvent[] {
-    const metadata = metadataOf(ctx);
+  toNew(events: DomainEvent[], ctx: RequestContext, metadata: EventMetadata = metadataOf(ctx)): NewEvent[] {
     return events.map((e) => ({ id: this.ids.uuid(), type: e.type, data: e.data, metadata }));
   }
 }

@@ -23,6 +23,8 @@ import { ScanLifecycle } from '../application/scans/scan-lifecycle';
 import { ScanScheduler } from '../application/scans/scan-scheduler';
 import { ScanService } from '../application/scans/scan-service';
 import { ScanWorker } from '../application/scans/scan-worker';
+import { createDockerScanExecutor } from './scanning/executor';
+import { ScannerOutputNormaliser } from './scanning/normalise';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { SqlScanStatus } from '../application/scorecards/scan-status';
@@ -64,9 +66,9 @@ export interface Overrides {
   clock?: Clock;
   database?: Database;
   logger?: Logger;
-  /** The scan executor and normaliser (specs stand in for Docker at the port). */
-  scanExecutor?: ScanExecutor;
-  normaliser?: ArtifactNormaliser;
+  /** The scan executor and normaliser (specs stand in for Docker at the port); null binds none (the worker stays off). */
+  scanExecutor?: ScanExecutor | null;
+  normaliser?: ArtifactNormaliser | null;
 }
 
 /**
@@ -134,12 +136,13 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
     ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Settings),
     ctx.container.get(TOKENS.Clock), new SqlScanStatus(ctx.container.get(TOKENS.Database)),
   ));
-  // The scan lifecycle (application/scans). The executor and normaliser are bound only when there is one:
-  // TODO(scan-executor): bind infrastructure/scanning/executor.ts DockerScanExecutor and
-  // infrastructure/scanning/normalise.ts ScannerOutputNormaliser here once they exist; until then the
-  // built-in worker stays off (with a log line) unless an override supplies them.
-  if (overrides.scanExecutor) c.bind(TOKENS.ScanExecutor).toConstantValue(overrides.scanExecutor);
-  if (overrides.normaliser) c.bind(TOKENS.ArtifactNormaliser).toConstantValue(overrides.normaliser);
+  // The scan lifecycle (application/scans). The executor (git clone and the five scanners in Docker) and the
+  // normaliser of their outputs come from infrastructure/scanning; an override of null binds none, and the
+  // built-in worker then stays off with a log line.
+  const executor = overrides.scanExecutor === undefined ? createDockerScanExecutor(config.scanners) : overrides.scanExecutor;
+  const normaliser = overrides.normaliser === undefined ? new ScannerOutputNormaliser() : overrides.normaliser;
+  if (executor) c.bind(TOKENS.ScanExecutor).toConstantValue(executor);
+  if (normaliser) c.bind(TOKENS.ArtifactNormaliser).toConstantValue(normaliser);
   const instance = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   c.bind(TOKENS.ScanLeases).toDynamicValue((ctx) => new ScanLeases(ctx.container.get(TOKENS.Database)));
   c.bind(TOKENS.Scans).toDynamicValue((ctx) => new ScanService(

@@ -11,8 +11,11 @@ import type { Migration } from './index';
  *   asked of the scan-status port at query time (application/scorecards/scan-status.ts).
  * - scorecard_open_ages: open counted issues (not will_not_fix) per target, severity and first-seen
  *   instant, so that overdueCount is counted at query time without reading the issues.
- * - scorecard_trend_points: each target's figures at the end of each day something changed.
+ * - scorecard_trend_points: a target's figures at the end of each earlier day it changed on (its
+ *   scorecard_targets row stands for the last one).
  * - scorecard_badges: public badge tokens, by SHA-256 only.
+ * - scorecard_kev, scorecard_kev_feed: the KEV catalogue's CVEs and whether it was ever synchronised,
+ *   folded from the feed's events, so that an issue's `kev` is known here without reading `issues`.
  */
 export const v006Scorecards: Migration = {
   name: 'v006-scorecards',
@@ -26,7 +29,9 @@ export const v006Scorecards: Migration = {
       t.boolean('open').notNullable();
       t.string('triage_status', 20).notNullable();
       t.string('first_seen_at', 30).notNullable();
+      t.string('identifier', 255).nullable();
       t.index(['target_kind', 'target_id', 'open']);
+      t.index(['identifier']);
     });
     await knex.schema.createTable('scorecard_targets', (t) => {
       t.string('target_kind', 20).notNullable();
@@ -77,6 +82,15 @@ export const v006Scorecards: Migration = {
       t.string('issued_at', 30).notNullable();
       t.string('revoked_at', 30).nullable();
       t.index(['target_kind', 'target_id']);
+    });
+    await knex.schema.createTable('scorecard_kev', (t) => {
+      t.string('cve', 64).primary();
+      t.string('listed_version', 64).notNullable();
+    });
+    await knex.schema.createTable('scorecard_kev_feed', (t) => {
+      t.string('feed', 10).primary();
+      t.string('version', 64).notNullable();
+      t.string('synchronised_at', 30).notNullable();
     });
   },
 };

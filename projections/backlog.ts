@@ -34,7 +34,7 @@ const handlers: Record<string, Handler> = {
       id: d.id, issue_key: d.key, target_kind: d.targetKind, target_id: d.targetId, type: d.type, tool_key: d.toolKey,
       tool_name: d.toolName ?? d.provenance.toolName, tool_version: d.toolVersion !== undefined ? d.toolVersion : d.provenance.toolVersion, source_slug: d.provenance.source, origin: d.provenance.origin,
       rule_id: d.ruleId, path: d.path, line: d.line, severity: d.severity, identifier: d.identifier, package_name: d.packageName,
-      package_version: d.packageVersion, fixable: d.fixable, title: d.title.slice(0, 4000), kev: false, epss: null, status: 'open',
+      package_version: d.packageVersion, fixable: d.fixable, title: d.title.slice(0, 4000), kev: null, epss: null, status: 'open',
       triage_status: 'under_review', triage_requested_status: null, justification: null, review_date: null,
       first_seen_at: d.at, last_seen_at: d.at, resolved_at: null, revision: e.revision,
     });

@@ -132,6 +132,8 @@ export async function applyEnrichment(w: RowWriter, events: readonly RecordedEve
 
 /** Issues detected in this batch: their KEV and EPSS values as of the batch's end. */
 async function enrichDetected(w: RowWriter, ids: number[], kev: FeedStateRow, epss: FeedStateRow): Promise<void> {
+  // Never synchronised: the rows already read unknown (null); nothing to look up.
+  if (!kev.version && !(epss.version && epss.generation !== null)) return;
   await w.run(['issues', 'kev_catalogue'], async (trx) => {
     for (let i = 0; i < ids.length; i += IN_CHUNK) {
       await trx('issues').whereIn('id', ids.slice(i, i + IN_CHUNK)).update({

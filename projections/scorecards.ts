@@ -1,4 +1,5 @@
 import { RecordedEvent } from '../application/ports/event-store';
+import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../application/enrichment/feed-events';
 import type { IssueDetected, IssueReopened } from '../domain/backlog/issue';
 import { isImportedOrPlugin } from '../domain/gate/issue-types';
 import { isSeverity, type Severity } from '../domain/gate/severity';
@@ -40,13 +41,17 @@ import { RowWriter } from './engine/row-writer';
  * counts as scanned once an issue was detected on it from a scanner's tool key (`scanner:...`),
  * which only a completed scan produces; it scores backlogs put in place without scan events (specs).
  *
- * KEV: nothing marks an issue as known exploited yet (IssueDetected carries no such fact; the
- * enrichment feeds are being built). The event that will must be handled here too: change `kev` on
- * the issues it names through `change` below, which moves their targets' figures.
+ * KEV, as projections/enrichment.ts reads the feed (ADR 0007), from the same events: the catalogue is
+ * the fold of KevEntriesListed / KevEntriesDelisted (kept here in scorecard_kev); until the first
+ * KevCatalogueSynchronised no issue is known exploited; from then on an issue is exploited while its
+ * identifier is listed. Listing or delisting a CVE, and the first synchronisation, change `kev` on the
+ * issues it names, which moves their targets' figures like any other change of an issue.
  */
 export const SCANNER_TOOL_KEY_PREFIX = 'scanner:';
 
-const TABLES = ['scorecard_issues', 'scorecard_targets', 'scorecard_open_ages', 'scorecard_trend_points', 'scorecard_badges'] as const;
+/** Tables with rows per target (a deleted target's are removed). */
+const TARGET_TABLES = ['scorecard_issues', 'scorecard_targets', 'scorecard_open_ages', 'scorecard_trend_points', 'scorecard_badges'] as const;
+const TABLES = [...TARGET_TABLES, 'scorecard_kev', 'scorecard_kev_feed'] as const;
 const CHUNK = 500;
 
 interface IssueState {
@@ -58,6 +63,7 @@ interface IssueState {
   open: boolean;
   triage_status: string;
   first_seen_at: string;
+  identifier: string | null;
 }
 
 interface Touched { kind: string; id: number; at: string }
@@ -77,7 +83,8 @@ const TRIAGE_STATUS_AFTER: Record<string, (data: any) => TriageStatus> = {
 };
 
 const ISSUE_EVENTS = new Set(['IssueDetected', 'IssueResolved', 'IssueReopened', ...Object.keys(TRIAGE_STATUS_AFTER)]);
-const HANDLED = new Set([...ISSUE_EVENTS, 'ScanCompleted', 'ScanFailed', 'TargetDeleted', 'ScorecardBadgeIssued', 'ScorecardBadgeRevoked']);
+const KEV_EVENTS = ['KevEntriesListed', 'KevEntriesDelisted', 'KevCatalogueSynchronised'];
+const HANDLED = new Set([...ISSUE_EVENTS, ...KEV_EVENTS, 'ScanCompleted', 'ScanFailed', 'TargetDeleted', 'ScorecardBadgeIssued', 'ScorecardBadgeRevoked']);
 
 const keyOfTarget = (kind: string, id: number) => `${kind}:${id}`;
 const issueKeyOf = (e: RecordedEvent<any>): string => (typeof e.data?.key === 'string' ? e.data.key : e.stream.slice('issue-'.length));
@@ -93,14 +100,22 @@ class Batch {
   private readonly deltas = new Map<string, Figures>();
   private readonly scans = new Map<string, ScanNews>();
   private day: string | null = null;
+  /** Whether the KEV catalogue was ever synchronised, and which CVEs are listed (those the batch asked about or changed). */
+  private kevSynchronised = false;
+  private readonly kevListed = new Map<string, boolean>();
 
   constructor(private readonly w: RowWriter) {}
 
   /** The stored state of every issue the batch changes without detecting it: one read per 500. */
   async load(events: readonly RecordedEvent[]): Promise<void> {
     const keys = [...new Set(events.filter((e) => ISSUE_EVENTS.has(e.type) && e.type !== 'IssueDetected').map(issueKeyOf))];
-    if (keys.length === 0) return;
+    const identifiers = [...new Set(events.filter((e) => e.type === 'IssueDetected').map((e) => (e.data as IssueDetected['data']).identifier).filter((x): x is string => !!x))];
     await this.w.run(TABLES, async (trx) => {
+      this.kevSynchronised = Boolean(await trx('scorecard_kev_feed').where({ feed: 'kev' }).first('feed'));
+      for (let i = 0; i < identifiers.length; i += CHUNK) {
+        const listed: Array<{ cve: string }> = await trx('scorecard_kev').whereIn('cve', identifiers.slice(i, i + CHUNK)).select('cve');
+        for (const r of listed) this.kevListed.set(r.cve, true);
+      }
       for (let i = 0; i < keys.length; i += CHUNK) {
         const rows: IssueState[] = await trx('scorecard_issues').whereIn('issue_key', keys.slice(i, i + CHUNK)).select('*');
         for (const r of rows) {
@@ -123,8 +138,9 @@ class Batch {
         this.touch(d.targetKind, d.targetId, at);
         if (isImportedOrPlugin(d.type) || this.states.has(d.key)) return;
         const state: IssueState = {
-          issue_key: d.key, target_kind: d.targetKind, target_id: d.targetId, severity: d.severity, kev: false, open: true,
-          triage_status: 'under_review', first_seen_at: d.at,
+          issue_key: d.key, target_kind: d.targetKind, target_id: d.targetId, severity: d.severity,
+          kev: this.kevSynchronised && d.identifier !== null && this.kevListed.get(d.identifier) === true, open: true,
+          triage_status: 'under_review', first_seen_at: d.at, identifier: d.identifier ?? null,
         };
         this.states.set(d.key, state);
         this.dirty.add(d.key);
@@ -149,6 +165,30 @@ class Batch {
         const d = (e as RecordedEvent<ScanFailedData>).data;
         this.scanNews(d.targetKind, d.targetId).failed = true;
         return this.touch(d.targetKind, d.targetId, at);
+      }
+      case 'KevEntriesListed': {
+        const d = (e as RecordedEvent<KevEntriesListed['data']>).data;
+        for (const x of d.entries) this.w.upsert('scorecard_kev', { cve: x.cve, listed_version: d.version }, ['cve']);
+        return this.kevChanged(d.entries.map((x) => x.cve), true, at);
+      }
+      case 'KevEntriesDelisted': {
+        const d = (e as RecordedEvent<KevEntriesDelisted['data']>).data;
+        await this.w.run(['scorecard_kev'], async (trx) => {
+          for (let i = 0; i < d.cves.length; i += CHUNK) await trx('scorecard_kev').whereIn('cve', d.cves.slice(i, i + CHUNK)).del();
+        });
+        return this.kevChanged(d.cves, false, at);
+      }
+      case 'KevCatalogueSynchronised': {
+        const d = (e as RecordedEvent<KevCatalogueSynchronised['data']>).data;
+        const first = !this.kevSynchronised;
+        this.kevSynchronised = true;
+        this.w.upsert('scorecard_kev_feed', { feed: 'kev', version: d.version, synchronised_at: d.at ?? at }, ['feed']);
+        if (!first) return;
+        // From now on the catalogue counts: every issue of a listed CVE is exploited.
+        await this.closeRun();
+        const rows: IssueState[] = await this.w.run(TABLES, (trx) => trx('scorecard_issues as i').join('scorecard_kev as k', 'k.cve', 'i.identifier').select('i.*'));
+        for (const r of rows) this.kevListed.set(r.identifier!, true);
+        return this.setKev(rows, true, at);
       }
       case 'TargetDeleted':
         return this.forgetTarget(e.data.kind, Number(e.data.id));
@@ -251,6 +291,27 @@ class Batch {
     }
   }
 
+  /** CVEs listed (true) or delisted: once the catalogue counts, their issues' `kev` follows. */
+  private async kevChanged(cves: readonly string[], listed: boolean, at: string): Promise<void> {
+    for (const cve of cves) this.kevListed.set(cve, listed);
+    if (!this.kevSynchronised || cves.length === 0) return;
+    await this.closeRun();
+    const rows: IssueState[] = [];
+    await this.w.run(TABLES, async (trx) => {
+      for (let i = 0; i < cves.length; i += CHUNK) rows.push(...await trx('scorecard_issues').whereIn('identifier', cves.slice(i, i + CHUNK)).select('*'));
+    });
+    this.setKev(rows, listed, at);
+  }
+
+  /** Sets `kev` on stored issues (rows just read; the batch's own state of them wins, it is the same after closeRun). */
+  private setKev(rows: readonly IssueState[], kev: boolean, at: string): void {
+    for (const r of rows) {
+      if (!this.states.has(r.issue_key)) this.states.set(r.issue_key, { ...r, target_id: Number(r.target_id), kev: Boolean(r.kev), open: Boolean(r.open) });
+      this.stored.add(r.issue_key);
+      if (this.states.get(r.issue_key)!.kev !== kev) this.change(r.issue_key, at, (s) => { s.kev = kev; });
+    }
+  }
+
   private touch(kind: string, id: number, at: string): void {
     this.touched.set(keyOfTarget(kind, Number(id)), { kind, id: Number(id), at });
   }
@@ -286,7 +347,7 @@ class Batch {
     await this.closeRun();
     for (const [key, s] of this.states) if (s.target_kind === kind && s.target_id === id) this.states.delete(key);
     await this.w.run(TABLES, async (trx) => {
-      for (const table of TABLES) await trx(table).where({ target_kind: kind, target_id: id }).del();
+      for (const table of TARGET_TABLES) await trx(table).where({ target_kind: kind, target_id: id }).del();
     });
   }
 }

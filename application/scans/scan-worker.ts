@@ -27,6 +27,9 @@ export interface ScanWorkerOptions {
 
 export type RunOutcome = ReportOutcome | 'lost' | 'stopped';
 
+/** The abort reason of runs stopped with the server. */
+const STOPPING = new Error('Vigil is stopping');
+
 /** Heartbeats are written at most every 15 seconds (spec 1 §2.7 for agents; the same here). */
 const RENEW_EVERY_MS = 15_000;
 
@@ -41,7 +44,6 @@ export class ScanWorker {
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<unknown> | null = null;
   private readonly running = new Map<number, { controller: AbortController; done: Promise<RunOutcome> }>();
-  private stopping = false;
 
   constructor(
     private readonly lifecycle: ScanLifecycle,
@@ -69,7 +71,7 @@ export class ScanWorker {
 
   /** Claims what fits and starts it; answers the runs started (the timer does not wait for them). */
   async tick(): Promise<Array<Promise<RunOutcome>>> {
-    if (this.stopping || this.unavailableBecause) return [];
+    if (this.unavailableBecause) return [];
     const free = this.options.maxConcurrent - this.running.size;
     if (free <= 0) return [];
     const claims = await this.lifecycle.claim(this.identity, free);
@@ -114,7 +116,7 @@ export class ScanWorker {
         result = await this.executor!.run(job, heartbeat, controller.signal);
       } catch (error) {
         if (lost) return 'lost';
-        if (this.stopping && controller.signal.aborted) {
+        if (controller.signal.aborted && controller.signal.reason === STOPPING) {
           await this.lifecycle.fail(claim, new ScanFailure('transient', 'Vigil stopped while the scan ran.'));
           return 'stopped';
         }
@@ -143,7 +145,6 @@ export class ScanWorker {
       this.log.info(reason);
       return false;
     }
-    this.stopping = false;
     const tick = () => {
       if (this.ticking) return;
       this.ticking = this.tick()
@@ -162,12 +163,11 @@ export class ScanWorker {
    * counted and they are retried after the delay). Waits at most `graceMs` for them.
    */
   async stop(graceMs = 10_000): Promise<void> {
-    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.ticking;
     const runs = [...this.running.values()];
-    for (const r of runs) r.controller.abort(new Error('Vigil is stopping'));
+    for (const r of runs) r.controller.abort(STOPPING);
     await Promise.race([Promise.allSettled(runs.map((r) => r.done)), new Promise((resolve) => setTimeout(resolve, graceMs).unref?.())]);
   }
 }

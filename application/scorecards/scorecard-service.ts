@@ -22,7 +22,7 @@ const TABLE: Record<TargetKind, 'repositories' | 'containers'> = { repository: '
 const KINDS: readonly TargetKind[] = ['repository', 'container'];
 const NOUN: Record<TargetKind, string> = { repository: 'repository', container: 'container image' };
 const DAY_MS = 86_400_000;
-/** Above this many targets, per-target questions are asked for every target and filtered here: one statement instead of many. */
+/** Above this many targets, overdue is asked for every target and filtered here: one statement instead of many. */
 const FEW = 500;
 
 /**
@@ -48,10 +48,19 @@ export interface TargetFigures extends ScoredTarget {
   readonly updatedAt: string | null;
 }
 
+/** Projections whose rows the all-targets read depends on (see everyRow); the scan-status port reads scorecard_targets too. */
+const CACHED_ON = ['scorecards', 'targets'];
+
+interface EveryRow {
+  readonly key: string;
+  readonly rows: ReadonlyArray<{ kind: TargetKind; row: FiguresRow }>;
+  readonly scanned: ReadonlySet<string>;
+}
+
 interface FiguresRow {
   id: number; name: string; project_id: number | null; open_critical: number | null; open_high: number | null; open_medium: number | null;
   open_low: number | null; open_kev: number | null; license_violations: number | null; risk_points: number | null; score: number | null;
-  grade: string | null; updated_at: string | null;
+  updated_at: string | null;
 }
 
 /**
@@ -61,6 +70,8 @@ interface FiguresRow {
  * remediation windows of the settings at the Clock's now.
  */
 export class ScorecardService {
+  private every: EveryRow | null = null;
+
   constructor(
     private readonly db: Database,
     private readonly commands: CommandHandler,
@@ -277,24 +288,51 @@ export class ScorecardService {
     return { targets, overdue: { byTarget: await this.overdueByTarget(targets.length <= FEW ? targets : undefined) } };
   }
 
-  /** The targets the caller sees (narrowed by `filter`), each with its scorecard figures. Statements run side by side. */
+  /** The targets the caller sees (narrowed by `filter`), each with its scorecard figures. */
   private async figures(visibility: Visibility, filter: { kind?: TargetKind; id?: number; projectIds?: readonly number[] } = {}): Promise<TargetFigures[]> {
-    const knex = this.db.knex;
+    if (filter.id === undefined && filter.projectIds === undefined && filter.kind === undefined) {
+      const every = await this.everyRow();
+      return every.rows.filter(({ kind, row }) => visibility.canSee(kind, row)).map(({ kind, row }) => toFigures(kind, row, every.scanned.has(targetKey(kind, row.id))));
+    }
     const perKind = KINDS.filter((kind) => !filter.kind || filter.kind === kind).map(async (kind) => {
-      const table = TABLE[kind];
-      let q = knex(table)
-        .leftJoin('scorecard_targets as s', (j) => { j.on('s.target_id', '=', `${table}.id`).andOnVal('s.target_kind', '=', kind); })
-        .select(`${table}.id`, `${table}.name`, `${table}.project_id`, 's.open_critical', 's.open_high', 's.open_medium', 's.open_low', 's.open_kev',
-          's.license_violations', 's.risk_points', 's.score', 's.grade', 's.updated_at');
-      if (filter.id !== undefined) q = q.where(`${table}.id`, filter.id);
-      if (filter.projectIds) q = q.whereIn(`${table}.project_id`, filter.projectIds.length ? [...filter.projectIds] : [-1]);
+      let q = this.rowsOf(kind);
+      if (filter.id !== undefined) q = q.where(`${TABLE[kind]}.id`, filter.id);
+      if (filter.projectIds) q = q.whereIn(`${TABLE[kind]}.project_id`, filter.projectIds.length ? [...filter.projectIds] : [-1]);
       const rows: FiguresRow[] = await visibility.scope(q, kind);
       return rows.map((row) => ({ kind, row }));
     });
-    const narrow = filter.id !== undefined || filter.projectIds !== undefined;
-    const [found, everyScanned] = await Promise.all([Promise.all(perKind).then((lists) => lists.flat()), narrow ? null : this.scans.scanned()]);
-    const scanned = everyScanned ?? await this.scans.scanned(found.map(({ kind, row }) => ({ kind, id: Number(row.id) })));
+    const found = (await Promise.all(perKind)).flat();
+    const scanned = await this.scans.scanned(found.map(({ kind, row }) => ({ kind, id: Number(row.id) })));
     return found.map(({ kind, row }) => toFigures(kind, row, scanned.has(targetKey(kind, row.id))));
+  }
+
+  private rowsOf(kind: TargetKind) {
+    const table = TABLE[kind];
+    return this.db.knex(table)
+      .leftJoin('scorecard_targets as s', (j) => { j.on('s.target_id', '=', `${table}.id`).andOnVal('s.target_kind', '=', kind); })
+      .select(`${table}.id`, `${table}.name`, `${table}.project_id`, 's.open_critical', 's.open_high', 's.open_medium', 's.open_low', 's.open_kev',
+        's.license_violations', 's.risk_points', 's.score', 's.updated_at');
+  }
+
+  /**
+   * Every target's row and the scanned set, kept while the checkpoints of the projections they come
+   * from (targets, scorecards) stand still: those rows change only in a projection step, which moves
+   * its checkpoint in the same transaction, so an unchanged pair of checkpoints means unchanged rows,
+   * on this instance or any other. Reading the checkpoints first makes the rows at least as new as the
+   * key. What keeps the dashboards in a few milliseconds with thousands of targets; each caller's view
+   * is filtered from it (Visibility.canSee).
+   */
+  private async everyRow(): Promise<EveryRow> {
+    const checkpoints: Array<{ name: string; commit_id: string; position: number }> = await this.db.knex('projection_checkpoints')
+      .whereIn('name', CACHED_ON).orderBy('name').select('name', 'commit_id', 'position');
+    const key = checkpoints.map((c) => `${c.name}:${c.commit_id}:${c.position}`).join('|');
+    if (this.every?.key === key) return this.every;
+    const [lists, scanned] = await Promise.all([
+      Promise.all(KINDS.map(async (kind) => ((await this.rowsOf(kind)) as FiguresRow[]).map((row) => ({ kind, row })))),
+      this.scans.scanned(),
+    ]);
+    this.every = { key, rows: lists.flat(), scanned };
+    return this.every;
   }
 
   /**

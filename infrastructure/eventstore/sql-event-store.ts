@@ -46,35 +46,35 @@ export class SqlEventStore implements EventStore {
   async appendMany(appends: StreamAppend[]): Promise<AppendResult> {
     const nonEmpty = appends.filter((a) => a.events.length > 0);
     if (nonEmpty.length === 0) throw new Error('appendMany: nothing to append');
-    const serialised = nonEmpty.map((a) => ({ ...a, rows: a.events.map((e) => serialise(a.stream, e)) }));
-    if (this.db.isPostgres && serialised.length === 1 && serialised[0].rows.length <= INSERT_CHUNK && !this.options.beforeCommit) {
-      return this.appendInOneStatement(serialised[0]);
+    if (this.db.isPostgres && nonEmpty.length === 1 && nonEmpty[0].events.length <= INSERT_CHUNK && !this.options.beforeCommit) {
+      const [one] = nonEmpty;
+      return this.appendInOneStatement({ ...one, rows: one.events.map((e) => serialise(one.stream, e)) });
     }
     try {
       return await this.db.knex.transaction(async (trx) => {
         if (this.db.engine === 'mysql') await trx.raw('SELECT id FROM event_append_lock WHERE id = 1 FOR UPDATE');
         // Every read before the first write (see class comment).
-        const current = await this.currentRevisions(trx, serialised.map((a) => a.stream));
-        const idempotent = await this.alreadyAppended(trx, serialised);
+        const current = await this.currentRevisions(trx, nonEmpty.map((a) => a.stream));
+        const idempotent = await this.alreadyAppended(trx, nonEmpty);
         if (idempotent) return idempotent;
-        const rows: Array<SerialisedRow & { revision: number }> = [];
-        for (const append of serialised) {
+        const planned: Planned[] = [];
+        for (const append of nonEmpty) {
           const actual = current.get(append.stream) ?? null;
           checkExpected(append.stream, append.expectedRevision, actual);
           const first = (actual ?? -1) + 1;
-          append.rows.forEach((r, i) => rows.push({ ...r, revision: first + i }));
+          append.events.forEach((event, i) => planned.push({ stream: append.stream, event, revision: first + i }));
         }
-        const last = await this.insertRows(trx, rows);
-        if (this.options.beforeCommit) await this.options.beforeCommit(serialised.map((a) => a.stream));
+        const last = await this.insertRows(trx, planned);
+        if (this.options.beforeCommit) await this.options.beforeCommit(nonEmpty.map((a) => a.stream));
         return last;
       });
     } catch (error) {
       if (isUniqueViolation(error)) {
-        const recheck = await this.alreadyAppended(this.db.knex, serialised);
+        const recheck = await this.alreadyAppended(this.db.knex, nonEmpty);
         if (recheck) return recheck;
-        const streams = serialised.map((a) => a.stream);
+        const streams = nonEmpty.map((a) => a.stream);
         const actual = await this.currentRevisions(this.db.knex, streams);
-        const clash = serialised[0];
+        const clash = nonEmpty[0];
         throw new WrongExpectedRevision(clash.stream, clash.expectedRevision, actual.get(clash.stream) ?? null);
       }
       throw error;
@@ -212,24 +212,30 @@ export class SqlEventStore implements EventStore {
   }
 
   /** Re-appending the same event ids to the same streams succeeds without writing (idempotence). */
-  private async alreadyAppended(q: Knex | Knex.Transaction, appends: { stream: string; rows: SerialisedRow[] }[]): Promise<AppendResult | null> {
-    const ids = appends.flatMap((a) => a.rows.map((r) => r.event_id));
-    const found: EventRow[] = await q('events').select(this.columns()).whereIn('event_id', ids.slice(0, 1));
+  private async alreadyAppended(q: Knex | Knex.Transaction, appends: ReadonlyArray<{ stream: string; events?: readonly NewEvent[]; rows?: readonly SerialisedRow[] }>): Promise<AppendResult | null> {
+    const wanted = appends.flatMap((a) => (a.events ? a.events.map((e) => ({ id: e.id, stream: a.stream })) : a.rows!.map((r) => ({ id: r.event_id, stream: a.stream }))));
+    const found: EventRow[] = await q('events').select(this.columns()).whereIn('event_id', [wanted[0].id]);
     if (found.length === 0) return null;
-    const all: EventRow[] = await q('events').select(this.columns()).whereIn('event_id', ids);
-    const byId = new Map(all.map((r) => [r.event_id, r]));
-    const complete = appends.every((a) => a.rows.every((r) => byId.get(r.event_id)?.stream_id === a.stream));
-    if (!complete) return null;
-    const last = byId.get(ids[ids.length - 1])!;
+    const byId = new Map<string, EventRow>();
+    for (let i = 0; i < wanted.length; i += 5000) {
+      const rows: EventRow[] = await q('events').select(this.columns()).whereIn('event_id', wanted.slice(i, i + 5000).map((w) => w.id));
+      for (const r of rows) byId.set(String(r.event_id), r);
+    }
+    if (!wanted.every((w) => byId.get(w.id)?.stream_id === w.stream)) return null;
+    const last = byId.get(wanted[wanted.length - 1].id)!;
     return { nextRevision: last.revision, cursor: cursorOf(last) };
   }
 
-  /** Every row of the commit, in order, in few statements; answers the cursor of the last. */
-  private async insertRows(trx: Knex.Transaction, rows: Array<SerialisedRow & { revision: number }>): Promise<AppendResult> {
+  /**
+   * Every event of the commit, in order, in few statements; answers the cursor of the last. Events
+   * are serialised chunk by chunk, so a 50,000-event import never holds all their text at once.
+   */
+  private async insertRows(trx: Knex.Transaction, planned: Planned[]): Promise<AppendResult> {
     let last: EventRow | undefined;
-    if (this.db.isPostgres) {
-      for (let i = 0; i < rows.length; i += 5000) {
-        const chunk = rows.slice(i, i + 5000);
+    const chunkSize = this.db.isPostgres ? 5000 : INSERT_CHUNK;
+    for (let i = 0; i < planned.length; i += chunkSize) {
+      const chunk = planned.slice(i, i + chunkSize).map((p) => ({ ...serialise(p.stream, p.event), revision: p.revision }));
+      if (this.db.isPostgres) {
         const result = await trx.raw(
           `WITH ins AS (
              INSERT INTO events (event_id, stream_id, revision, type, data, metadata)
@@ -239,16 +245,17 @@ export class SqlEventStore implements EventStore {
           [chunk.map((r) => r.event_id), chunk.map((r) => r.stream_id), chunk.map((r) => r.revision), chunk.map((r) => r.type), chunk.map((r) => r.data), chunk.map((r) => r.metadata)] as never,
         );
         last = rawRows<EventRow>(this.db, result)[0];
+      } else {
+        await trx('events').insert(chunk);
       }
-    } else {
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) await trx('events').insert(rows.slice(i, i + INSERT_CHUNK));
-      const tail = rows[rows.length - 1];
-      last = await trx('events').select(this.columns()).where({ stream_id: tail.stream_id, revision: tail.revision }).first();
     }
-    const tail = rows[rows.length - 1];
+    const tail = planned[planned.length - 1];
+    if (!this.db.isPostgres) last = await trx('events').select(this.columns()).where({ stream_id: tail.stream, revision: tail.revision }).first();
     return { nextRevision: tail.revision, cursor: cursorOf(last!) };
   }
 }
+
+interface Planned { stream: string; event: NewEvent; revision: number }
 
 interface PgConnection { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }> }
 
@@ -267,12 +274,21 @@ interface SerialisedRow {
   metadata: string;
 }
 
+/** Events of one command share one metadata object: written once as text. */
+const metadataText = new WeakMap<object, string>();
+
 function serialise(stream: string, event: NewEvent): SerialisedRow {
   const data = JSON.stringify(event.data ?? null);
-  if (Buffer.byteLength(data) > MAX_EVENT_BYTES) {
+  // Characters bound bytes from below: only long texts need counting.
+  if (data.length * 3 > MAX_EVENT_BYTES && Buffer.byteLength(data) > MAX_EVENT_BYTES) {
     throw new Error(`Event ${event.type} on ${stream} is ${Buffer.byteLength(data)} bytes; split it (limit ${MAX_EVENT_BYTES}).`);
   }
-  return { event_id: event.id, stream_id: stream, type: event.type, data, metadata: JSON.stringify(event.metadata) };
+  let metadata = metadataText.get(event.metadata);
+  if (metadata === undefined) {
+    metadata = JSON.stringify(event.metadata);
+    metadataText.set(event.metadata, metadata);
+  }
+  return { event_id: event.id, stream_id: stream, type: event.type, data, metadata };
 }
 
 function checkExpected(stream: string, expected: ExpectedRevision, actual: number | null): void {

@@ -271,7 +271,7 @@ function jacocoDocument(bytes: number): { body: Buffer; packages: number } {
 /** 2,000 surefire documents of 10 cases with incompressible output: a zip of about 30 MB. */
 function junitDocuments(count: number): Array<[string, Buffer]> {
   return Array.from({ length: count }, (_, d): [string, Buffer] => {
-    const cases = Array.from({ length: 10 }, (_, k) => `<testcase classname="bench.S${d}" name="t${k}" time="0.01">${k === 0 ? '<failure message="boom"/>' : ''}<system-out>${randomBytes(1450).toString('base64')}</system-out></testcase>`);
+    const cases = Array.from({ length: 10 }, (_, k) => `<testcase classname="bench.S${d}" name="t${k}" time="0.01">${k === 0 ? '<failure message="boom"/>' : ''}<system-out>${randomBytes(1530).toString('base64')}</system-out></testcase>`);
     return [`surefire-reports/TEST-bench.S${d}.xml`, Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><testsuite name="bench.S${d}" tests="10">${cases.join('')}</testsuite>`)];
   });
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { Knex } from 'knex';
+import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../../application/enrichment/feed-events';
 import { ManualClock } from '../../application/ports/clock';
 import type { Finding } from '../../domain/backlog/issue';
 import { scanStream, type ScanCompletedData, type ScanFailedData, type ScanRequestedData } from '../../domain/scans/scan';
@@ -131,6 +132,37 @@ describeEachEngine('Scorecards projection: triage, scans, days, rebuild', ({ eng
     expect(JSON.stringify(await knex('scorecard_badges').select('*'))).not.to.contain(kept.body.token);
   });
 
+  it('records the figures each day ended with: a trend point per earlier day, the current row for the last', async () => {
+    const knex = v.database.db.knex;
+    const points: Array<Record<string, any>> = await knex('scorecard_trend_points').where({ target_kind: 'repository', target_id: ids.a }).orderBy('day');
+    expect(points.map((p) => [p.day, Number(p.risk_points)])).to.deep.equal([['2026-05-01', 20], ['2026-05-02', 19.5], ['2026-05-03', 20]]);
+    const current = await knex('scorecard_targets').where({ target_kind: 'repository', target_id: ids.a }).first();
+    expect([current.updated_at.slice(0, 10), Number(current.risk_points)]).to.deep.equal(['2026-05-04', 16]);
+    const trends = await v.request('GET', '/dashboard/trends?days=5', { token: admin });
+    expect(trends.body.points.map((p: { date: string }) => p.date)).to.deep.equal(['2026-05-30', '2026-05-31', '2026-06-01', '2026-06-02', '2026-06-03']);
+    // a 16 + b 4 before 2 June; the image's licence from 2 June on; the deleted target is gone
+    expect(trends.body.points.map((p: { riskPoints: number }) => p.riskPoints)).to.deep.equal([20, 20, 20, 24, 24]);
+  });
+
+  it('[S1.2.9-04] [S1.2.9-10] follows the KEV feed: listed CVEs count once the catalogue is synchronised, delisted ones no more', async () => {
+    const feed = (events: Array<KevEntriesListed | KevEntriesDelisted | KevCatalogueSynchronised>) =>
+      v.services.commands.appendAll([{ stream: 'feed-kev', events, expectedRevision: 'any' }], { actor: null, now: clock.now() });
+    const entry = (cve: string) => ({ cve, dateAdded: '2026-06-01', vendorProject: 'v', product: 'p', name: cve, dueDate: '2026-07-01', ransomware: null });
+    const synchronised = (version: string): KevCatalogueSynchronised => ({
+      type: 'KevCatalogueSynchronised', data: { version, dateReleased: clock.now().toISOString(), count: 2, digest: 'd', sha256: 's', listed: 2, changed: 0, delisted: 0, parts: 1, at: clock.now().toISOString() },
+    });
+    await at('2026-06-04T09:00:00.000Z');
+    await feed([{ type: 'KevEntriesListed', data: { version: '2026.06.04', part: 1, entries: [entry('critical-0'), entry('medium-0')] } }]);
+    expect(await card('a'), 'a catalogue never synchronised marks nothing').to.include({ riskPoints: 16, openKevCount: 0 });
+    await feed([synchronised('2026.06.04')]);
+    expect(await card('a')).to.include({ riskPoints: 55.5, score: 36, openKevCount: 2, openCriticalCount: 1, openMediumCount: 4 });
+    await at('2026-06-05T09:00:00.000Z');
+    await scan('b', [...sev(1, 'high'), { ruleId: 'GHSA-1', identifier: 'critical-0', severity: 'low' }]);
+    expect(await card('b')).to.include({ riskPoints: 29, score: 54, openKevCount: 1 });
+    await feed([{ type: 'KevEntriesDelisted', data: { version: '2026.06.05', part: 1, cves: ['medium-0'] } }, synchronised('2026.06.05')]);
+    expect(await card('a')).to.include({ riskPoints: 31, score: 54, openKevCount: 1 });
+  });
+
   it('[S1.2.9-19] the global figures equal the domain\'s globalScorecard over the backlog and the scans', async () => {
     const knex = v.database.db.knex;
     const rows: Array<Record<string, any>> = await knex('issues').where('status', 'open');
@@ -151,18 +183,6 @@ describeEachEngine('Scorecards projection: triage, scans, days, rebuild', ({ eng
     const expected = globalScorecard({ targets, issues, licenceViolations: licences, now: clock.now().toISOString() });
     const answered = (await v.request('GET', '/scorecards/global', { token: admin })).body;
     expect(answered).to.deep.equal(JSON.parse(JSON.stringify(expected)));
-  });
-
-  it('records the figures each day ended with: a trend point per earlier day, the current row for the last', async () => {
-    const knex = v.database.db.knex;
-    const points: Array<Record<string, any>> = await knex('scorecard_trend_points').where({ target_kind: 'repository', target_id: ids.a }).orderBy('day');
-    expect(points.map((p) => [p.day, Number(p.risk_points)])).to.deep.equal([['2026-05-01', 20], ['2026-05-02', 19.5], ['2026-05-03', 20]]);
-    const current = await knex('scorecard_targets').where({ target_kind: 'repository', target_id: ids.a }).first();
-    expect([current.updated_at.slice(0, 10), Number(current.risk_points)]).to.deep.equal(['2026-05-04', 16]);
-    const trends = await v.request('GET', '/dashboard/trends?days=5', { token: admin });
-    expect(trends.body.points.map((p: { date: string }) => p.date)).to.deep.equal(['2026-05-30', '2026-05-31', '2026-06-01', '2026-06-02', '2026-06-03']);
-    // a 16 + b 4 before 2 June; the image's licence from 2 June on; the deleted target is gone
-    expect(trends.body.points.map((p: { riskPoints: number }) => p.riskPoints)).to.deep.equal([20, 20, 20, 24, 24]);
   });
 
   it('rebuilds identical scorecard rows: all projections, and this one alone in batches of three events (trap 2)', async () => {

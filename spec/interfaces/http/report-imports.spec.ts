@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { expect } from 'chai';
 import type { CoverageFormat } from '../../../infrastructure/parsers/coverage';
-import { corpusAvailable, requireCorpus } from '../../support/corpus';
+import { corpusAvailable, corpusPath, requireCorpus } from '../../support/corpus';
 import { importsProjection } from '../../../projections/imports';
 import { RunningVigil, startVigil } from '../../support/vigil';
 import { makeZip, readCorpus, readManifest, verdictOfNote } from '../../parsers/support';
@@ -117,7 +119,7 @@ describe('coverage, test-report and build SBOM imports over HTTP', function () {
     it('[S1.4.3-43] a commit that is not hexadecimal (or empty, or over 64 digits): 400, nothing written', async () => {
       for (const commit of ['main', 'g123', '12%2034', '', 'a'.repeat(65)]) {
         const r = await refused(() => coverage(s, lcov([['a.c', 1, 1]]), 'lcov', { query: `commit=${commit}` }), 400);
-        expect(r.body.detail).to.match(/hexadecimal|digits|empty/);
+        expect(r.body.detail, commit).to.match(/hexadecimal|digits|empty/i);
       }
     });
 
@@ -396,6 +398,13 @@ describe('coverage, test-report and build SBOM imports over HTTP', function () {
     const rows = corpusAvailable() ? readManifest('MANIFEST-reports.tsv') : [];
     let c: Declared | undefined;
     const source = async () => (c ??= await declared(v, admin));
+
+    it('every file under coverage/, junit/ and sbom/ has a manifest row, so none is skipped', () => {
+      const walk = (dir: string): string[] => fs.readdirSync(corpusPath(dir), { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? walk(path.posix.join(dir, e.name)) : [path.posix.join(dir, e.name)]));
+      const listed = new Set(rows.map((r) => r.file));
+      expect(['coverage', 'junit', 'sbom'].flatMap(walk).filter((f) => !listed.has(f))).to.deep.equal([]);
+    });
 
     for (const row of rows.filter((r) => r.file.startsWith('coverage/'))) {
       const format = row.file.split('/')[1] as CoverageFormat;

@@ -361,6 +361,22 @@ describe('Scans: requests, GET /scans, the built-in worker (spec 1 §2.2, §3.1,
       expect(await run).to.equal('refused');
     });
 
+    it('[S1.8.3-43] [S1.3.1-16] started, the worker claims at once and on its interval; stopped, it aborts running scans as a transient failure', async () => {
+      const repo = await repository();
+      const scan = await requestScan(repo);
+      executor.holds();
+      expect(v.services.scanWorker.start()).to.equal(true);
+      try {
+        for (let i = 0; i < 100 && executor.held.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(executor.held).to.have.length(1);
+        expect((await scanOf(scan.id)).status).to.equal('scanning');
+      } finally {
+        await v.services.scanWorker.stop();
+      }
+      expect(executor.held[0].signal.aborted).to.equal(true);
+      expect(await scanOf(scan.id)).to.include({ status: 'pending', attempts: 1, lastError: 'Vigil stopped while the scan ran.' });
+    });
+
     it('[S1.3.1-02] while a scan runs a new request is accepted (it waits), and it starts only when the running one ended', async () => {
       const repo = await repository();
       const first = await requestScan(repo);
@@ -380,8 +396,19 @@ describe('Scans: requests, GET /scans, the built-in worker (spec 1 §2.2, §3.1,
 });
 
 describe('Scans: the built-in worker without an executor', function () {
-  it('[S1.8.3-39] stays off with a reason when no executor is bound, and when VIGIL_EMBEDDED_WORKER is false', async () => {
+  this.timeout(60_000);
+
+  it('[S1.8.3-39] binds the Docker executor and the scanner normaliser by default (infrastructure/scanning)', async () => {
     const v = await startVigil();
+    try {
+      expect(v.services.scanWorker.unavailableBecause).to.equal(null);
+    } finally {
+      await v.stop();
+    }
+  });
+
+  it('[S1.8.3-39] stays off with a reason when no executor is bound, and when VIGIL_EMBEDDED_WORKER is false', async () => {
+    const v = await startVigil({ overrides: { scanExecutor: null } });
     const off = await startVigil({ env: { VIGIL_EMBEDDED_WORKER: 'false' }, overrides: { scanExecutor: new FakeExecutor(), normaliser: new FakeNormaliser() } });
     try {
       expect(v.services.scanWorker.unavailableBecause).to.match(/No scan executor is bound/);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../../../application/enrichment/feed-events';
 import { ManualClock } from '../../../application/ports/clock';
 import type { Finding } from '../../../domain/backlog/issue';
 import { scanStream, type ScanCompletedData, type ScanFailedData, type ScanRequestedData } from '../../../domain/scans/scan';
@@ -52,6 +53,19 @@ describe('Scorecards and dashboards over HTTP (spec 1 §2.9, §4.6)', function (
       stream: scanStream(scanId), expectedRevision: 'no_stream',
       events: [{ type: 'ScanRequested', data: requested }, outcome === 'completed' ? { type: 'ScanCompleted', data: completed } : { type: 'ScanFailed', data: failed }],
     }], { actor: null, now: clock.now() });
+  };
+  /** The KEV feed as its synchronisation records it (ADR 0007): listed entries, delisted CVEs, the catalogue in use. */
+  let kevVersion = 0;
+  const kev = async (listed: string[], delisted: string[] = []) => {
+    const version = `2099.01.${String(++kevVersion).padStart(2, '0')}`;
+    const at = clock.now().toISOString();
+    const entries = listed.map((cve) => ({ cve, dateAdded: '2099-01-01', vendorProject: 'v', product: 'p', name: cve, dueDate: '2099-02-01', ransomware: null }));
+    const events: Array<KevEntriesListed | KevEntriesDelisted | KevCatalogueSynchronised> = [
+      ...(entries.length ? [{ type: 'KevEntriesListed' as const, data: { version, part: 1, entries } }] : []),
+      ...(delisted.length ? [{ type: 'KevEntriesDelisted' as const, data: { version, part: 1, cves: delisted } }] : []),
+      { type: 'KevCatalogueSynchronised', data: { version, dateReleased: at, count: listed.length, digest: 'd', sha256: 's', listed: listed.length, changed: 0, delisted: delisted.length, parts: 1, at } },
+    ];
+    await v.services.commands.appendAll([{ stream: 'feed-kev', events, expectedRevision: 'any' }], { actor: null, now: clock.now() });
   };
   /** An account that sees exactly the given targets (and projects). */
   const viewer = async (grants: Array<{ kind: 'project' | Kind; id: number }>) => {
@@ -114,6 +128,21 @@ describe('Scorecards and dashboards over HTTP (spec 1 §2.9, §4.6)', function (
       expect((await card(id)).body).to.include({ scanned: true, riskPoints: 8, score: 86, licenseViolationCount: 2 });
       await finished('repository', id, 'completed');
       expect((await card(id)).body).to.include({ riskPoints: 0, score: 100, grade: 'A', licenseViolationCount: 0 });
+    });
+
+    it('[S1.2.9-04] [S1.2.9-10] a KEV-listed critical adds 25 riskPoints, not 35, and caps the score at 54; delisting lifts both', async () => {
+      const id = await register();
+      await scan(id, [{ ruleId: 'CVE-2099-0001', severity: 'critical' }, ...many(1, 'low')]);
+      expect((await card(id)).body).to.include({ riskPoints: 10.125, score: 83, openKevCount: 0 });
+      await kev(['CVE-2099-0001']);
+      // 25.125 riskPoints alone would score 63: the exploited cap holds it at 54 (grade D)
+      expect((await card(id)).body).to.include({ riskPoints: 25.125, score: 54, grade: 'D', openKevCount: 1, openCriticalCount: 1 });
+      const issue = (await v.request('GET', `/issues?repository_id=${id}&severity=critical`, { token: admin })).body[0];
+      expect(issue.kev, 'the backlog reads the same feed').to.equal(true);
+      await scan(id, [{ ruleId: 'CVE-2099-0001', severity: 'critical' }, { ruleId: 'CVE-2099-0001-B', identifier: 'CVE-2099-0001', severity: 'low' }]);
+      expect((await card(id)).body, 'a new issue of a listed CVE is exploited at once').to.include({ riskPoints: 50, score: 40, openKevCount: 2 });
+      await kev([], ['CVE-2099-0001']);
+      expect((await card(id)).body).to.include({ riskPoints: 10.125, score: 83, openKevCount: 0 });
     });
 
     it('[S1.2.9-12] a never-scanned target reads NO_DATA with score and riskPoints null', async () => {
