@@ -7,6 +7,7 @@ import { v005BuildSbomComponents } from './v005-build-sbom-components';
 import { v006Scorecards } from './v006-scorecards';
 import { v007Scans } from './v007-scans';
 import { v008Enrichment } from './v008-enrichment';
+import { v009GateIndexes } from './v009-gate-indexes';
 
 export interface Migration {
   name: string;
@@ -14,7 +15,7 @@ export interface Migration {
 }
 
 /** In order. Never edit a migration that has shipped: add the next one. */
-export const migrations: Migration[] = [v001EventLog, v002Identity, v003Targets, v004Backlog, v005BuildSbomComponents, v006Scorecards, v007Scans, v008Enrichment];
+export const migrations: Migration[] = [v001EventLog, v002Identity, v003Targets, v004Backlog, v005BuildSbomComponents, v006Scorecards, v007Scans, v008Enrichment, v009GateIndexes];
 
 /** knex's migrator with our list as its source: it keeps knex_migrations and a lock row, so two instances starting together run each migration once. */
 export async function runMigrations(knex: Knex, engine: 'postgres' | 'mysql' | 'pglite'): Promise<void> {
