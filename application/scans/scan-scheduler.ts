@@ -1,3 +1,4 @@
+import { IntervalLoop } from '../shared/interval-loop';
 import { decideSchedulingRound, SchedulingCandidate, TargetRef, targetRef } from '../../domain/targets';
 import { Database } from '../../infrastructure/db/database';
 import { Clock } from '../ports/clock';
@@ -44,8 +45,10 @@ interface TargetRow {
  * would request each target once: the request's waiting reservation refuses the second.
  */
 export class ScanScheduler {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly loop = new IntervalLoop(
+    () => this.runOnce(),
+    (error) => this.log.error('A scheduling round failed; the next interval tries again', { error: (error as Error)?.stack ?? String(error) }),
+  );
 
   constructor(
     private readonly db: Database,
@@ -100,23 +103,12 @@ export class ScanScheduler {
 
   /** Runs now, then every interval; a round still going when the next is due is not doubled. */
   start(): void {
-    if (this.timer) return;
-    const tick = () => {
-      if (this.running) return;
-      this.running = this.runOnce()
-        .catch((error) => this.log.error('A scheduling round failed; the next interval tries again', { error: (error as Error)?.stack ?? String(error) }))
-        .finally(() => { this.running = null; });
-    };
-    this.timer = setInterval(tick, Math.max(1000, this.options.intervalMs));
-    this.timer.unref?.();
-    tick();
+    this.loop.start(this.options.intervalMs);
   }
 
   /** Stops the rounds, waits for one in progress and gives the lease up for another instance. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
     await this.lease.release().catch(() => undefined);
   }
 }

@@ -3,6 +3,7 @@ import { triageDecider } from '../../domain/triage';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler } from '../command-handler';
 import { Clock } from '../ports/clock';
+import { IntervalLoop } from '../shared/interval-loop';
 
 interface Log {
   info(message: string, meta?: unknown): void;
@@ -20,8 +21,10 @@ const BATCH = 500;
  * Runs every VIGIL_MAINTENANCE_INTERVAL (default 1h) from the server; specs call runOnce directly.
  */
 export class ReviewScheduler {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly loop = new IntervalLoop(
+    () => this.runOnce(),
+    (error) => this.log.error('Review-date run failed; the next run tries again', { error: (error as Error)?.stack ?? String(error) }),
+  );
 
   constructor(
     private readonly db: Database,
@@ -63,22 +66,11 @@ export class ReviewScheduler {
 
   /** Runs now, then every intervalMs; a run still going when the next is due is not doubled. */
   start(intervalMs: number): void {
-    if (this.timer) return;
-    const tick = () => {
-      if (this.running) return;
-      this.running = this.runOnce()
-        .catch((error) => this.log.error('Review-date run failed; the next run tries again', { error: (error as Error)?.stack ?? String(error) }))
-        .finally(() => { this.running = null; });
-    };
-    this.timer = setInterval(tick, Math.max(1000, intervalMs));
-    this.timer.unref?.();
-    tick();
+    this.loop.start(intervalMs);
   }
 
   /** Stops the interval and waits for a run in progress. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
   }
 }
