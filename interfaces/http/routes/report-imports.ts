@@ -63,35 +63,22 @@ export function reportImportRoutes(s: Services): RouteDef[] {
         return result;
       },
     },
-    {
-      method: 'get', path: '/repositories/{id}/coverage-imports', tag: 'Imports', summary: 'The latest 50 coverage imports of a repository, newest first', auth: { scope: 'read' }, params: RepoId,
-      responses: { 200: { description: 'Imports' }, 404: { description: 'Repository unseen' } },
-      handler: async (req) => { await visible(req); return s.coverageImports.history(Number(req.params.id)); },
-    },
-    {
-      method: 'get', path: '/repositories/{id}/coverage-imports/{importId}', tag: 'Imports', summary: 'One coverage import with its per-package counters (kept only when they add up to the totals)', auth: { scope: 'read' }, params: ImportId,
-      responses: { 200: { description: 'Import' }, 404: { description: 'Repository unseen or no such import' } },
-      handler: async (req) => { await visible(req); return s.coverageImports.get(Number(req.params.id), Number(req.params.importId)); },
-    },
-    {
-      method: 'get', path: '/repositories/{id}/test-report-imports', tag: 'Imports', summary: 'The latest 50 test-report imports of a repository, newest first', auth: { scope: 'read' }, params: RepoId,
-      responses: { 200: { description: 'Imports' }, 404: { description: 'Repository unseen' } },
-      handler: async (req) => { await visible(req); return s.testReportImports.history(Number(req.params.id)); },
-    },
-    {
-      method: 'get', path: '/repositories/{id}/test-report-imports/{importId}', tag: 'Imports', summary: 'One test-report import with each suite\'s totals', auth: { scope: 'read' }, params: ImportId,
-      responses: { 200: { description: 'Import' }, 404: { description: 'Repository unseen or no such import' } },
-      handler: async (req) => { await visible(req); return s.testReportImports.get(Number(req.params.id), Number(req.params.importId)); },
-    },
-    {
-      method: 'get', path: '/repositories/{id}/build-sbom-imports', tag: 'Imports', summary: 'The latest 50 build SBOM imports of a repository, newest first', auth: { scope: 'read' }, params: RepoId,
-      responses: { 200: { description: 'Imports' }, 404: { description: 'Repository unseen' } },
-      handler: async (req) => { await visible(req); return s.buildSbomImports.history(Number(req.params.id)); },
-    },
-    {
-      method: 'get', path: '/repositories/{id}/build-sbom-imports/{importId}', tag: 'Imports', summary: 'One build SBOM import with its components (source build, scanner or both)', auth: { scope: 'read' }, params: ImportId,
-      responses: { 200: { description: 'Import' }, 404: { description: 'Repository unseen or no such import' } },
-      handler: async (req) => { await visible(req); return s.buildSbomImports.get(Number(req.params.id), Number(req.params.importId)); },
-    },
+    // The readable records of each kind: the latest 50, and one with its details.
+    ...([
+      ['coverage-imports', 'coverage imports', 'its per-package counters (kept only when they add up to the totals)', s.coverageImports],
+      ['test-report-imports', 'test-report imports', "each suite's totals", s.testReportImports],
+      ['build-sbom-imports', 'build SBOM imports', 'its components (source build, scanner or both)', s.buildSbomImports],
+    ] as const).flatMap(([segment, noun, details, service]): RouteDef[] => [
+      {
+        method: 'get', path: `/repositories/{id}/${segment}`, tag: 'Imports', summary: `The latest 50 ${noun} of a repository, newest first`, auth: { scope: 'read' }, params: RepoId,
+        responses: { 200: { description: 'Imports' }, 404: { description: 'Repository unseen' } },
+        handler: async (req) => { await visible(req); return service.history(Number(req.params.id)); },
+      },
+      {
+        method: 'get', path: `/repositories/{id}/${segment}/{importId}`, tag: 'Imports', summary: `One of the ${noun} with ${details}`, auth: { scope: 'read' }, params: ImportId,
+        responses: { 200: { description: 'Import' }, 404: { description: 'Repository unseen or no such import' } },
+        handler: async (req) => { await visible(req); return service.get(Number(req.params.id), Number(req.params.importId)); },
+      },
+    ]),
   ];
 }
