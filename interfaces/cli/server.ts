@@ -1,18 +1,15 @@
 import * as http from 'node:http';
 import { buildContainer, prepare, servicesOf } from '../../infrastructure/container';
 import { loadConfig } from '../../infrastructure/config/config';
-import { parseDuration, SettingError } from '../../infrastructure/config/units';
+import { SettingError } from '../../infrastructure/config/units';
 import { createApp } from '../http/app';
 import { allRoutes } from '../http/routes';
 
 /** `npm start`: settings, migrations, projections caught up, bootstrap account, then HTTP on VIGIL_PORT. */
 async function main(): Promise<void> {
   let config;
-  let maintenanceMs = 3_600_000;
   try {
     config = loadConfig();
-    // Spec 1 §8.3 maintenance interval (default 1h): review dates of will_not_fix exceptions, for now.
-    maintenanceMs = parseDuration('VIGIL_MAINTENANCE_INTERVAL', process.env.VIGIL_MAINTENANCE_INTERVAL?.trim() || '1h');
   } catch (error) {
     if (error instanceof SettingError) {
       process.stderr.write(`Vigil cannot start: ${error.message}\n`);
@@ -25,7 +22,7 @@ async function main(): Promise<void> {
   log.info(`Vigil ${config.version} starting`, { database: config.database.engine, eventStore: config.eventStoreUrl ? 'eventstoredb' : 'sql' });
   await prepare(services);
   services.projections.start();
-  services.reviewScheduler.start(maintenanceMs);
+  services.reviewScheduler.start(config.scans.maintenanceIntervalMs); // VIGIL_MAINTENANCE_INTERVAL: review dates
   services.scanScheduler.start(); // VIGIL_SCHEDULER_INTERVAL: lease lapses, then due targets
   services.scanWorker.start(); // VIGIL_EMBEDDED_WORKER; stays off (logged) without an executor
   services.feeds.start(config.feeds.intervalMs); // KEV and EPSS, VIGIL_FEED_INTERVAL (0: off)
