@@ -18,7 +18,22 @@ export interface ScanTarget {
   subPath?: string;
   /** Container images: the reference to pull. */
   image?: string;
+  /**
+   * The clone credential stored for the repository, unsealed for this run only (never logged,
+   * never in an event). Absent: a public clone, or the scanning host's own SSH identity when
+   * VIGIL_HOST_SSH allows it.
+   */
+  credential?: CloneCredential;
 }
+
+/**
+ * A stored clone credential as the executor receives it. An HTTPS token is bound to its host and
+ * user name (handed to git only for that host); an SSH key comes with the host keys pinned for
+ * it (OpenSSH known_hosts lines), checked strictly.
+ */
+export type CloneCredential =
+  | { kind: 'https_token'; id: number; host: string; username: string; token: string }
+  | { kind: 'ssh_key'; id: number; privateKey: string; knownHosts: string };
 
 export interface ScanJob {
   scanId: number;

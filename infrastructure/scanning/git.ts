@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { ScanFailure, ScanTarget } from '../../application/ports/scanning';
 import { CloneGuard, CloneUrl, redactUrl } from './clone-guard';
 import { scanFailure } from './failures';
+import { CloneAccess, CloneAccessKind, prepareCloneAccess, scrubSecrets } from './git-credentials';
 
 export { CloneGuard, parseAllowedHosts, parseCloneUrl, redactUrl, type GuardVerdict } from './clone-guard';
 
@@ -19,17 +20,20 @@ export { CloneGuard, parseAllowedHosts, parseCloneUrl, redactUrl, type GuardVerd
  * configuration (an operator's `url.insteadOf` cannot redirect a clone around the guard), only the
  * https/http/ssh/git transports, no redirects, no hooks, and a time-out (default 10 minutes).
  *
- * Credentials are out of scope today: no token, key or sealed secret is handed to git. An https
- * clone works for public repositories (or a token an operator put in the URL, which messages
- * never show); an ssh clone uses the scanning host's own identity (keys, agent, known_hosts) when
- * VIGIL_HOST_SSH is true and is refused otherwise. Host keys are checked strictly: an unknown or
- * changed host key fails the scan permanently.
+ * Credentials (git-credentials.ts): the target's stored credential when it has one (an HTTPS token
+ * bound to its host, handed over in git's environment; an SSH key with pinned host keys, written
+ * beside the clone for the time git runs), else anonymous https/git, or for ssh the scanning host's
+ * own identity when VIGIL_HOST_SSH is true. Host keys are always checked strictly. A token an
+ * operator put in the URL still works; messages never show it.
  *
- * Failure classes (spec 1 §3.1), read from git's stderr:
+ * Failure classes (spec 1 §3.1), read from git's (and ssh's) stderr:
  * - permanent: branch absent, repository absent (404, "not found", "does not appear to be a git
- *   repository", a daemon's "not exported"), authentication refused (401/403, "Authentication
- *   failed", "could not read Username", "Permission denied (publickey)"), host key unknown or
- *   changed, sub-path absent or leaving the clone, URL refused by the clone guard;
+ *   repository", a daemon's "not exported"), host key changed or unpinned ("REMOTE HOST
+ *   IDENTIFICATION HAS CHANGED", "No ... host key is known", "Host key verification failed"),
+ *   credential unusable (ssh cannot load the key: "Load key", "invalid format", "error in
+ *   libcrypto"; or a credential that does not fit the URL), authentication refused (401/403,
+ *   "Authentication failed", "could not read Username", "Permission denied (publickey)"), sub-path
+ *   absent or leaving the clone, URL refused by the clone guard;
  * - transient: everything else: cannot resolve or connect, time-out, 5xx or 429, the connection
  *   cut, or a message not recognised (unclassified).
  */
@@ -43,6 +47,11 @@ export interface GitCloneOptions {
   timeoutMs?: number;
   /** The git binary (default: git on PATH). */
   git?: string;
+  /**
+   * CA bundle git trusts for https (git's GIT_SSL_CAINFO). Default: GIT_SSL_CAINFO from Vigil's own
+   * environment when set (an internal CA), else the system's bundle.
+   */
+  caFile?: string;
 }
 
 export interface Workspace {
@@ -110,11 +119,26 @@ function runGit(git: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: 
   });
 }
 
-const PERMANENT: ReadonlyArray<[RegExp, (branch: string) => string]> = [
+const HOST_KEY_ADVICE: Record<CloneAccessKind, string> = {
+  ssh_key: 'the server\'s host key is not among the host keys pinned on the credential',
+  host_ssh: 'the server\'s host key is not in the scanning host\'s known_hosts',
+  https_token: 'the server\'s host key is not pinned',
+  none: 'the server\'s host key is not pinned',
+};
+const AUTH_ADVICE: Record<CloneAccessKind, string> = {
+  https_token: 'the server did not accept the credential\'s user name and token',
+  ssh_key: 'the server did not accept the credential\'s key',
+  host_ssh: 'the server did not accept the scanning host\'s SSH identity',
+  none: 'the repository needs a credential',
+};
+
+/** In this order: ssh reports an unloadable key and then, having no key left, "Permission denied". */
+const PERMANENT: ReadonlyArray<[RegExp, (branch: string, access: CloneAccessKind) => string]> = [
   [/Remote branch .* not found in upstream|Could not find remote branch/i, (b) => `the branch "${b}" does not exist in the repository`],
-  [/Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|No \S+ host key is known|host key for .* has changed/i, () => 'the host key of the server is unknown or changed (add it to the scanning host\'s known_hosts)'],
-  [/Authentication failed|could not read (Username|Password)|Permission denied \(|returned error: 40[13]\b|HTTP Basic: Access denied|invalid username or password|terminal prompts disabled/i, () => 'authentication was refused'],
-  [/repository '.*' not found|Repository not found|does not appear to be a git repository|access denied or repository not exported|returned error: 404\b|not found: did you run git update-server-info|No such repository|project you were looking for could not be found/i, () => 'the repository does not exist (or is not visible without credentials)'],
+  [/Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|No \S+ host key is known|host key for .* has changed/i, (_, a) => `host key changed or unpinned (${HOST_KEY_ADVICE[a]})`],
+  [/Load key .*:|invalid format|error in libcrypto|incorrect passphrase|bad permissions/i, () => 'credential unusable (ssh cannot load the private key: it is malformed, truncated or protected by a passphrase)'],
+  [/Authentication failed|could not read (Username|Password)|Permission denied \(|returned error: 40[13]\b|HTTP Basic: Access denied|invalid username or password|terminal prompts disabled/i, (_, a) => `authentication refused (${AUTH_ADVICE[a]})`],
+  [/repository '.*' not found|Repository not found|does not appear to be a git repository|access denied or repository not exported|returned error: 404\b|not found: did you run git update-server-info|No such repository|project you were looking for could not be found/i, () => 'the repository does not exist (or is not visible with this access)'],
 ];
 
 const NETWORK = /Could not resolve host|Connection refused|Connection timed out|timed out|Failed to connect|Connection reset|unable to access|returned error: (5\d\d|429)\b|early EOF|RPC failed|remote end hung up|Network is unreachable|No route to host|SSL|TLS|Temporary failure in name resolution/i;
@@ -126,17 +150,18 @@ function keyLine(stderr: string): string {
   return redactUrl(line.replace(/(https?:\/\/)[^@\s/]+@/gi, '$1***@')).slice(0, 400);
 }
 
-/** A failed `git clone` as a ScanFailure, from its stderr. */
-export function classifyCloneFailure(stderr: string, url: string, branch: string): ScanFailure {
+/** A failed `git clone` as a ScanFailure, from its stderr (already scrubbed of the credential's secrets). */
+export function classifyCloneFailure(stderr: string, url: string, branch: string, access: CloneAccessKind = 'none'): ScanFailure {
   const what = `Cloning ${redactUrl(url)} (branch ${branch}) failed`;
   for (const [pattern, reason] of PERMANENT) {
-    if (pattern.test(stderr)) return scanFailure('permanent', `${what}: ${reason(branch)}. git said: ${keyLine(stderr)}`);
+    if (pattern.test(stderr)) return scanFailure('permanent', `${what}: ${reason(branch, access)}. git said: ${keyLine(stderr)}`);
   }
   const kind = NETWORK.test(stderr) ? 'a network failure' : 'an unclassified git failure';
   return scanFailure('transient', `${what} with ${kind}. git said: ${keyLine(stderr) || '(nothing)'}`);
 }
 
-function gitEnvironment(url: CloneUrl, hostSsh: boolean): NodeJS.ProcessEnv {
+/** Built from nothing: no GIT_* variable, agent or proxy of Vigil's own environment reaches git unless listed here. */
+function gitEnvironment(access: CloneAccess, caFile: string | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -146,10 +171,13 @@ function gitEnvironment(url: CloneUrl, hostSsh: boolean): NodeJS.ProcessEnv {
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_PROTOCOL_FROM_USER: '0',
-    GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o StrictHostKeyChecking=yes -o ConnectTimeout=30',
+    // ssh runs only as git-credentials.ts sets it (a stored key, or the host's identity when
+    // VIGIL_HOST_SSH allows); should git ever reach for ssh otherwise, it fails instead.
+    GIT_SSH_COMMAND: 'false',
   };
-  if (url.scheme === 'ssh' && hostSsh && process.env.SSH_AUTH_SOCK) env.SSH_AUTH_SOCK = process.env.SSH_AUTH_SOCK;
-  return env;
+  const ca = caFile ?? process.env.GIT_SSL_CAINFO;
+  if (ca) env.GIT_SSL_CAINFO = ca;
+  return { ...env, ...access.env };
 }
 
 /** git -c options: allowed transports, no redirects, no hooks, http(s) pinned to the checked addresses. */
@@ -213,9 +241,7 @@ export async function cloneRepository(target: ScanTarget, workspace: Workspace, 
   subPathSegments(target.subPath ?? '');
   const verdict = await options.guard.check(target.url);
   if (!verdict.allowed) throw scanFailure(verdict.permanent ? 'permanent' : 'transient', verdict.reason);
-  if (verdict.url.scheme === 'ssh' && !options.hostSsh) {
-    throw scanFailure('permanent', `Cloning ${verdict.url.display} needs an SSH identity: VIGIL_HOST_SSH is false and per-target keys are not supported yet.`);
-  }
+  const access = await prepareCloneAccess(target.credential, verdict.url, workspace.root, options.hostSsh);
   const clone = path.join(workspace.root, 'src');
   const timeoutMs = options.timeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS;
   const args = [
@@ -224,12 +250,15 @@ export async function cloneRepository(target: ScanTarget, workspace: Workspace, 
   ];
   let run: GitRun;
   try {
-    run = await runGit(options.git ?? 'git', args, gitEnvironment(verdict.url, options.hostSsh), timeoutMs, signal);
+    run = await runGit(options.git ?? 'git', args, gitEnvironment(access, options.caFile), timeoutMs, signal);
   } catch (error) {
-    throw scanFailure('transient', `git could not be started: ${(error as Error).message}`);
+    throw scanFailure('transient', `git could not be started: ${scrubSecrets((error as Error).message, access.secrets)}`);
+  } finally {
+    // The key and pinned host keys leave the disk before any scanner runs, not with the workspace.
+    await access.dispose();
   }
   if (run.aborted) throw scanFailure('transient', 'The scan was interrupted during the clone (the worker is stopping).');
   if (run.timedOut) throw scanFailure('transient', `Cloning ${verdict.url.display} timed out after ${Math.round(timeoutMs / 1000)} s.`);
-  if (run.code !== 0) throw classifyCloneFailure(run.stderr, target.url, branch);
+  if (run.code !== 0) throw classifyCloneFailure(scrubSecrets(run.stderr, access.secrets), target.url, branch, access.kind);
   return { clone, source: await resolveSubPath(clone, target.subPath) };
 }

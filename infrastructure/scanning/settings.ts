@@ -14,7 +14,7 @@ import { IMAGE_SETTINGS, SCANNERS } from './scanners';
  * |---|---|---|
  * | VIGIL_WORK_DIR | `<VIGIL_DATA_DIR>/work` (a container composition sets /var/lib/vigil/work, spec 1 §8.3; none ships yet) | one fresh workspace per scan (the clone), removed after it; in a container it must be a host directory mounted at the same absolute path, since the scanner containers bind-mount it by that path |
  * | VIGIL_GIT_ALLOWED_HOSTS | empty | hosts to clone from, comma separated; `*.example.com` matches any name under example.com (not example.com itself); empty: every host except link-local and cloud-metadata addresses |
- * | VIGIL_HOST_SSH | true | ssh clone URLs use the scanning host's own SSH identity (keys, agent, known_hosts); false refuses them, since per-target keys are not supported yet |
+ * | VIGIL_HOST_SSH | true | an ssh clone URL whose target has no SSH key credential uses the scanning host's own SSH identity (keys, agent, known_hosts); false refuses it. A target's stored key (with its pinned host keys) is used whatever this says (git-credentials.ts) |
  * | VIGIL_IMAGE_SBOM, _VULNERABILITIES, _SECRETS, _IAC, _SAST | pinned digests (scanners.ts) | scanner image override; must name a digest (`name[:tag]@sha256:<64 hex>`) |
  * | VIGIL_IMAGE_SCAN_PLATFORM | none (the engine's own) | platform pulled for image scans, e.g. linux/amd64 |
  * | VIGIL_VULNERABILITY_DB_DIR | `<temporary directory>/vigil-vulnerability-db` | the matcher's database, kept between scans |

@@ -150,15 +150,17 @@ describe('Clone into a workspace with the real git binary (infrastructure/scanni
     }
   });
 
-  it('[S1.3.1-11] [S1.3.1-12] [S1.3.1-16] classifies what git says: auth and host keys permanent, 5xx, 429 and the unknown transient', () => {
+  it('[S1.3.1-11] [S1.3.1-12] [S1.3.1-14] [S1.3.1-16] classifies what git says: auth, host keys and unloadable keys permanent, 5xx, 429 and the unknown transient', () => {
     const url = 'https://u:tok@git.example.com/o/r.git';
     const cases: Array<[string, 'permanent' | 'transient', RegExp]> = [
-      ["fatal: could not read Username for 'https://git.example.com': terminal prompts disabled", 'permanent', /authentication was refused/],
-      ["remote: Invalid username or password.\nfatal: Authentication failed for 'https://git.example.com/o/r.git/'", 'permanent', /authentication was refused/],
-      ["fatal: unable to access 'https://git.example.com/o/r.git/': The requested URL returned error: 403", 'permanent', /authentication was refused/],
-      ['git@git.example.com: Permission denied (publickey).\nfatal: Could not read from remote repository.', 'permanent', /authentication was refused/],
-      ['No ED25519 host key is known for git.example.com and you have requested strict checking.\nHost key verification failed.', 'permanent', /host key/],
-      ['@@@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @@@', 'permanent', /host key/],
+      ["fatal: could not read Username for 'https://git.example.com': terminal prompts disabled", 'permanent', /authentication refused/],
+      ["remote: Invalid username or password.\nfatal: Authentication failed for 'https://git.example.com/o/r.git/'", 'permanent', /authentication refused/],
+      ["fatal: unable to access 'https://git.example.com/o/r.git/': The requested URL returned error: 403", 'permanent', /authentication refused/],
+      ['git@git.example.com: Permission denied (publickey).\nfatal: Could not read from remote repository.', 'permanent', /authentication refused/],
+      ['No ED25519 host key is known for git.example.com and you have requested strict checking.\nHost key verification failed.', 'permanent', /host key changed or unpinned/],
+      ['@@@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @@@', 'permanent', /host key changed or unpinned/],
+      ['Load key "/home/vigil/.ssh/id_ed25519": invalid format\ngit@git.example.com: Permission denied (publickey).', 'permanent', /credential unusable/],
+      ['Load key "/home/vigil/.ssh/id_rsa": error in libcrypto\ngit@git.example.com: Permission denied (publickey).', 'permanent', /credential unusable/],
       ["remote: Repository not found.\nfatal: repository 'https://git.example.com/o/r.git/' not found", 'permanent', /repository does not exist/],
       ["fatal: unable to access 'https://git.example.com/o/r.git/': The requested URL returned error: 503", 'transient', /network failure/],
       ["fatal: unable to access 'https://git.example.com/o/r.git/': The requested URL returned error: 429", 'transient', /network failure/],

@@ -44,12 +44,11 @@ export interface GitServer {
 }
 
 /**
- * Serves `app.git` on loopback: branch main (two commits: a Python app, a Dockerfile, Terraform
- * under infra/, TypeScript under services/api/, a file `secret.txt` and a symbolic link `escape`
- * to /etc), and branch develop adding `only-on-develop.go`.
+ * Makes the bare repository `<base>/app.git`: branch main (two commits: a Python app, a
+ * Dockerfile, Terraform under infra/, TypeScript under services/api/, a file `secret.txt` and a
+ * symbolic link `escape` to /etc), and branch develop adding `only-on-develop.go`.
  */
-export async function startGitServer(): Promise<GitServer> {
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-git-'));
+export function makeBareRepository(base: string): string {
   const work = path.join(base, 'work');
   fs.mkdirSync(work);
   git(work, 'init', '-q', '-b', 'main');
@@ -69,7 +68,13 @@ export async function startGitServer(): Promise<GitServer> {
   git(work, 'commit', '-q', '-m', 'develop');
   git(base, 'clone', '-q', '--bare', work, path.join(base, 'app.git'));
   fs.rmSync(work, { recursive: true, force: true });
+  return path.join(base, 'app.git');
+}
 
+/** Serves `app.git` (makeBareRepository) on loopback with `git daemon`. */
+export async function startGitServer(): Promise<GitServer> {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-git-'));
+  makeBareRepository(base);
   const port = await freePort();
   const daemon: ChildProcess = spawn('git', [
     'daemon', '--export-all', '--informative-errors', '--reuseaddr', `--base-path=${base}`, '--listen=127.0.0.1', `--port=${port}`, base,
@@ -87,7 +92,7 @@ export async function startGitServer(): Promise<GitServer> {
   };
 }
 
-async function waitForPort(port: number): Promise<void> {
+export async function waitForPort(port: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const open = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1');
@@ -97,7 +102,7 @@ async function waitForPort(port: number): Promise<void> {
     if (open) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`git daemon did not listen on ${port}`);
+  throw new Error(`nothing listened on port ${port}`);
 }
 
 /** A TCP server that accepts connections and never answers (a silent git server). */
