@@ -1,6 +1,7 @@
 import { Decider, DomainError, DomainEvent, fold } from '../domain/shared/decider';
 import { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent, StreamAppend, WrongExpectedRevision } from './ports/event-store';
 import { IdGenerator } from './ports/ids';
+import { CoalescingAppender } from './shared/coalescing-appender';
 
 /** Who asks and from where: becomes every event's metadata (auditors replay it). */
 export interface RequestContext {
@@ -35,7 +36,11 @@ export function metadataOf(ctx: RequestContext): EventMetadata {
  * conflict is the caller's to hear.
  */
 export class CommandHandler {
-  constructor(private readonly store: EventStore, private readonly ids: IdGenerator, private readonly barrier: ReadModelBarrier) {}
+  private readonly grouped: CoalescingAppender;
+
+  constructor(private readonly store: EventStore, private readonly ids: IdGenerator, private readonly barrier: ReadModelBarrier) {
+    this.grouped = new CoalescingAppender(store);
+  }
 
   async load<E extends DomainEvent, S>(stream: string, decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>): Promise<{ state: S; revision: number | null; events: RecordedEvent[] }> {
     const recorded = await this.store.readStream(stream);
@@ -75,6 +80,18 @@ export class CommandHandler {
     const metadata = metadataOf(ctx);
     const batch: StreamAppend[] = appends.filter((a) => a.events.length).map((a) => ({ stream: a.stream, expectedRevision: a.expectedRevision, events: this.toNew(a.events, ctx, metadata) }));
     const result = await this.store.appendMany(batch);
+    await this.barrier.waitFor(result, appends.flatMap((a) => a.events.map((e) => e.type)));
+    return result;
+  }
+
+  /**
+   * appendAll for appends that cannot conflict with anybody's (new streams of their own), grouped
+   * with the ones arriving meanwhile into one commit (application/shared/coalescing-appender.ts).
+   */
+  async appendGrouped(appends: Array<{ stream: string; events: DomainEvent[]; expectedRevision: ExpectedRevision }>, ctx: RequestContext): Promise<AppendResult> {
+    const metadata = metadataOf(ctx);
+    const batch: StreamAppend[] = appends.filter((a) => a.events.length).map((a) => ({ stream: a.stream, expectedRevision: a.expectedRevision, events: this.toNew(a.events, ctx, metadata) }));
+    const result = await this.grouped.append(batch);
     await this.barrier.waitFor(result, appends.flatMap((a) => a.events.map((e) => e.type)));
     return result;
   }

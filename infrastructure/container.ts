@@ -130,7 +130,7 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
   c.bind(TOKENS.BuildSbomImports).toDynamicValue((ctx) => new BuildSbomImportService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.ImportAccess), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
   c.bind(TOKENS.Gate).toDynamicValue((ctx) => new GateService(
     ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Targets),
-    new ScanObservationSource(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.EventStore)),
+    new ScanObservationSource(ctx.container.get(TOKENS.Database)),
   ));
   c.bind(TOKENS.Scorecards).toDynamicValue((ctx) => new ScorecardService(
     ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Settings),

@@ -6,7 +6,7 @@ import { RowWriter } from './engine/row-writer';
 
 /**
  * The `scans` read model (spec 1 §2.2): one row per scan, from the events of its `scan-<id>` stream
- * only (other streams use some of the same type names: the gate's interim `scan-outcomes-...`).
+ * only (other streams may reuse a type name; `scan-waiting-...` holds the waiting reservations).
  * The gate and the scorecards read `status`, `target_kind`, `target_id` and `finished_at`. The live
  * lease is not here: it moves with heartbeats in `scan_leases` (ADR 0006).
  */

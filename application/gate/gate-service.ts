@@ -4,10 +4,12 @@ import { refuse } from '../../domain/shared/decider';
 import { normaliseBranch, repositoryIdentity, uniquenessKey } from '../../domain/targets';
 import { SETTLING_STATUSES, TriageStatus } from '../../domain/triage/status';
 import { Database } from '../../infrastructure/db/database';
+import { preparedRows } from '../../infrastructure/db/prepared';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
 import { TargetKind, Visibility } from '../identity/visibility';
 import { IdGenerator } from '../ports/ids';
+import { IdBlocks } from '../shared/id-blocks';
 import type { TargetService } from '../targets/target-service';
 import { ObservationSource } from './observation-source';
 import { AppliedPolicy, appliedPolicy, GATE_FAILED_SIEM, StoredViolations, verdictGiven, verdictStream } from './verdict-event';
@@ -56,6 +58,30 @@ export const MAY_NOT_ASK =
 /** Issue types the SQL leaves out without include_plugins; the domain decides again on what it reads. */
 const PLUGIN_TYPES = ['imported', 'plugin'].filter(isImportedOrPlugin);
 
+const literals = (values: readonly string[]) => values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ');
+
+const candidateStatements = new Map<string, { name: string; text: string }>();
+
+/** The candidate query for one policy shape (threshold and flags), built once. */
+function candidateStatement(policy: GatePolicy): { name: string; text: string } {
+  const shape = `${policy.severity}_${policy.includePlugins ? 1 : 0}${policy.includeTriaged ? 1 : 0}${policy.fixableOnly ? 1 : 0}`;
+  let statement = candidateStatements.get(shape);
+  if (!statement) {
+    const threshold = SEVERITY_RANK[policy.severity];
+    const atOrAbove = SEVERITIES.filter((s) => SEVERITY_RANK[s] >= threshold);
+    const text = 'SELECT id, identifier, rule_id, severity, package_name, kev, fixable, triage_status, type FROM issues'
+      + " WHERE target_kind = ? AND target_id = ? AND status = 'open'"
+      + ` AND (kev = TRUE OR severity IN (${literals(atOrAbove)}))`
+      + (policy.includePlugins ? '' : ` AND type NOT IN (${literals(PLUGIN_TYPES)})`)
+      + (policy.includeTriaged ? '' : ` AND triage_status NOT IN (${literals(SETTLING_STATUSES)})`)
+      + (policy.fixableOnly ? ' AND fixable = TRUE' : '')
+      + ' ORDER BY id';
+    statement = { name: `vigil_gate_candidates_${shape}`, text };
+    candidateStatements.set(shape, statement);
+  }
+  return statement;
+}
+
 interface CandidateRow {
   id: number; identifier: string | null; rule_id: string; severity: string; package_name: string | null;
   kev: boolean | number; fixable: boolean | number | null; triage_status: string; type: string;
@@ -85,13 +111,22 @@ export function verdictView(r: VerdictRow) {
  * anything is read or written.
  */
 export class GateService {
+  /**
+   * Verdict ids come in blocks (application/shared/id-blocks.ts): a sequence write per CI call was
+   * one more commit on the gate's path. The register orders by id; with several instances, ids of
+   * verdicts given in the same moment may interleave out of time order.
+   */
+  private readonly verdictIds: IdBlocks;
+
   constructor(
     private readonly db: Database,
     private readonly commands: CommandHandler,
-    private readonly ids: IdGenerator,
+    ids: IdGenerator,
     private readonly targets: TargetService,
     private readonly observations: ObservationSource,
-  ) {}
+  ) {
+    this.verdictIds = new IdBlocks(ids, 'verdict');
+  }
 
   async ask(ctx: RequestContext, principal: Principal, request: GateRequest): Promise<GateAnswer> {
     if (!mayAskGate(principal.roles)) throw refuse.forbidden(MAY_NOT_ASK);
@@ -101,7 +136,7 @@ export class GateService {
       this.observations.observe(target.kind, target.id),
       this.candidateIssues(target.kind, target.id, policy),
       policy.minLineCoverage === null ? Promise.resolve(null) : this.lineCoverage(target.kind, target.id),
-      this.ids.next('verdict'),
+      this.verdictIds.next(),
     ]);
     const verdict = evaluateGate({ observation, issues, coverage, policy: request.policy });
     const at = ctx.now.toISOString();
@@ -110,7 +145,7 @@ export class GateService {
       id, targetKind: target.kind, targetId: target.id, passed: verdict.passed, violations: verdict.violations, policy: applied,
       accountId: principal.accountId, keyId: principal.keyId, at,
     });
-    await this.commands.appendAll([{ stream: verdictStream(id), events: [event], expectedRevision: 'no_stream' }], ctx);
+    await this.commands.appendGrouped([{ stream: verdictStream(id), events: [event], expectedRevision: 'no_stream' }], ctx);
     return { id, targetKind: target.kind, targetId: target.id, passed: verdict.passed, violations: verdict.violations, policy: applied, at };
   }
 
@@ -175,22 +210,15 @@ export class GateService {
   }
 
   /**
-   * One query, only the columns the gate reads, only the open issues that can violate under the
+   * One statement, only the columns the gate reads, only the open issues that can violate under the
    * policy: KEV-listed or at or above the threshold, less what the flags leave out. The domain
    * function applies the same rules again to what comes back, so it stays the authority.
+   * Prepared per policy shape (at most 32 texts); the vocabularies are our own constants, written
+   * into the text so that PostgreSQL's partial indexes of open issues (v009) serve a generic plan.
    */
   private async candidateIssues(kind: TargetKind, id: number, policy: GatePolicy): Promise<GateIssue[]> {
-    const threshold = SEVERITY_RANK[policy.severity];
-    const atOrAbove = SEVERITIES.filter((s) => SEVERITY_RANK[s] >= threshold);
-    const q = this.db.knex('issues')
-      .select('id', 'identifier', 'rule_id', 'severity', 'package_name', 'kev', 'fixable', 'triage_status', 'type')
-      .where({ target_kind: kind, target_id: id, status: 'open' })
-      .where((w) => { w.where('kev', true).orWhereIn('severity', atOrAbove); })
-      .orderBy('id');
-    if (!policy.includePlugins) q.whereNotIn('type', PLUGIN_TYPES);
-    if (!policy.includeTriaged) q.whereNotIn('triage_status', [...SETTLING_STATUSES]);
-    if (policy.fixableOnly) q.where('fixable', true);
-    const rows: CandidateRow[] = await q;
+    const { name, text } = candidateStatement(policy);
+    const rows = await preparedRows<CandidateRow>(this.db, name, text, [kind, id]);
     return rows.map((r) => ({
       issueId: Number(r.id), identifier: r.identifier ?? r.rule_id, severity: r.severity as Severity, package: r.package_name,
       kev: Boolean(r.kev), fixable: Boolean(r.fixable), triageStatus: r.triage_status as TriageStatus, type: r.type,

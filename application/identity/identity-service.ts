@@ -3,6 +3,7 @@ import { apiKeyDecider, KeyRestriction, RevocationReason } from '../../domain/id
 import { isAdministrator, Role, Scope } from '../../domain/identity/roles';
 import { DomainError, refuse } from '../../domain/shared/decider';
 import { Database } from '../../infrastructure/db/database';
+import { preparedRows } from '../../infrastructure/db/prepared';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../infrastructure/crypto/passwords';
 import { newSecret, sha256Hex } from '../../infrastructure/crypto/tokens';
 import { CommandHandler, RequestContext } from '../command-handler';
@@ -163,12 +164,16 @@ export class IdentityService {
       if (now.getTime() - lastSeen > 5000) await this.db.knex('sessions').where({ token_hash: hash }).update({ last_seen_at: now.toISOString() });
       return { kind: 'session', accountId: Number(account.id), username: account.username, displayName: account.display_name, roles: JSON.parse(account.roles), scopes: null, keyId: null, restriction: null };
     }
-    const key: ApiKeyRow | undefined = await this.db.knex('api_keys').where({ key_hash: hash }).first();
+    // Key and account in one statement: every pipeline call starts here, one round trip less each.
+    type KeyAndAccount = Pick<ApiKeyRow, 'id' | 'account_id' | 'scopes' | 'restriction_kind' | 'restriction_id' | 'expires_at' | 'revoked_at'>
+      & Pick<AccountRow, 'username' | 'display_name' | 'roles' | 'active'>;
+    const [key] = await preparedRows<KeyAndAccount>(this.db, 'vigil_authenticate_key',
+      'SELECT k.id, k.account_id, k.scopes, k.restriction_kind, k.restriction_id, k.expires_at, k.revoked_at, a.username, a.display_name, a.roles, a.active'
+      + ' FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?', [hash]);
     if (!key || key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return null;
-    const account: AccountRow | undefined = await this.db.knex('accounts').where({ id: key.account_id }).first();
-    if (!account || !account.active) return null;
+    if (!key.active) return null;
     return {
-      kind: 'key', accountId: Number(account.id), username: account.username, displayName: account.display_name, roles: JSON.parse(account.roles),
+      kind: 'key', accountId: Number(key.account_id), username: key.username, displayName: key.display_name, roles: JSON.parse(key.roles),
       scopes: JSON.parse(key.scopes), keyId: Number(key.id), restriction: key.restriction_kind ? { kind: key.restriction_kind, id: Number(key.restriction_id) } : null,
     };
   }

@@ -179,7 +179,7 @@ export type ScanFailed = DomainEvent<'ScanFailed', ScanFailedData>;
 export type ScanEvent = ScanRequested | ScanClaimed | ScanCompleted | ScanRetryScheduled | ScanFailed;
 export const SCAN_EVENT_TYPES: readonly ScanEvent['type'][] = ['ScanRequested', 'ScanClaimed', 'ScanCompleted', 'ScanRetryScheduled', 'ScanFailed'];
 
-/** The stream of one scan; `scan-outcomes-...` and `scan-waiting-...` are other streams. */
+/** The stream of one scan; `scan-waiting-...` is another stream. */
 export const scanStream = (id: number) => `scan-${id}`;
 export const SCAN_STREAM = /^scan-(\d+)$/;
 

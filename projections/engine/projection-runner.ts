@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { compareCursors, Cursor, RecordedEvent, START } from '../../application/ports/event-store';
 import { Database, rawRows } from '../../infrastructure/db/database';
+import { CheckpointWaiters } from './checkpoint-waiters';
 import { handledBy, Projection } from './projection';
 import { RowWriter } from './row-writer';
 
@@ -33,13 +34,21 @@ export class ProjectionRunner {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private lastError: Error | null = null;
+  /** A command appended while a step ran: step again at once instead of sleeping. */
+  private nudged = false;
+  private readonly waiters: CheckpointWaiters;
 
   constructor(
     private readonly db: Database,
     private readonly source: EventSource,
     readonly projections: readonly Projection[],
     private readonly options: { batchSize?: number; idleMs?: number; sourceIsDatabase?: boolean; onError?: (e: Error, p: string) => void } = {},
-  ) {}
+  ) {
+    this.waiters = new CheckpointWaiters(async (names) => {
+      const rows: CheckpointRow[] = await this.db.knex('projection_checkpoints').select('name', 'commit_id', 'position').whereIn('name', names);
+      return rows.map((r) => [r.name, cursorOf(r)]);
+    });
+  }
 
   get batchSize(): number { return this.options.batchSize ?? 2000; }
 
@@ -60,7 +69,10 @@ export class ProjectionRunner {
    * them (0 = all caught up, or all held by another instance).
    */
   async step(projections: readonly Projection[] = this.projections): Promise<number> {
-    return this.db.knex.transaction(async (trx) => {
+    // Checkpoint values read under the row locks or written by this step: committed once the
+    // transaction is, so they may release read-your-writes waiters after it.
+    const committed = new Map<string, Cursor>();
+    const most = await this.db.knex.transaction(async (trx) => {
       const names = projections.map((p) => p.name);
       const lock = this.db.engine === 'pglite' ? '' : ' FOR UPDATE SKIP LOCKED';
       const rows = rawRows<CheckpointRow>(this.db, await trx.raw(
@@ -69,6 +81,7 @@ export class ProjectionRunner {
       const groups = new Map<string, { from: Cursor; members: Projection[] }>();
       for (const row of rows) {
         const p = projections.find((x) => x.name === row.name)!;
+        committed.set(row.name, cursorOf(row));
         const key = `${row.commit_id}:${row.position}`;
         if (!groups.has(key)) groups.set(key, { from: cursorOf(row), members: [] });
         groups.get(key)!.members.push(p);
@@ -90,9 +103,12 @@ export class ProjectionRunner {
         await writer.flush();
         await trx('projection_checkpoints').whereIn('name', members.map((m) => m.name))
           .update({ commit_id: last.commit, position: last.position, updated_at: now });
+        for (const m of members) committed.set(m.name, last);
       }
       return most;
     });
+    this.waiters.observe(committed);
+    return most;
   }
 
   /** Runs every projection until none has anything left (catch-up). */
@@ -105,6 +121,7 @@ export class ProjectionRunner {
     this.running = true;
     this.loop = (async () => {
       while (this.running) {
+        this.nudged = false;
         let busy = false;
         try {
           busy = (await this.step()) === this.batchSize;
@@ -113,7 +130,7 @@ export class ProjectionRunner {
           this.options.onError?.(error as Error, this.projections.map((p) => p.name).join(','));
           await this.stepEachAlone();
         }
-        if (!busy && this.running) await this.sleep(this.options.idleMs ?? 250);
+        if (!busy && !this.nudged && this.running) await this.sleep(this.options.idleMs ?? 250);
       }
     })();
   }
@@ -126,6 +143,7 @@ export class ProjectionRunner {
 
   /** Nudges the live loop: a command just appended. */
   nudge(): void {
+    this.nudged = true;
     this.wake?.();
   }
 
@@ -136,11 +154,14 @@ export class ProjectionRunner {
   async waitFor(cursor: Cursor, types: readonly string[], timeoutMs: number): Promise<boolean> {
     const names = this.projections.filter((p) => types.some((t) => handledBy(p, t))).map((p) => p.name);
     if (names.length === 0) return true;
+    if (this.running) {
+      this.nudge();
+      return this.waiters.wait(names, cursor, timeoutMs);
+    }
     const deadline = Date.now() + timeoutMs;
     let delay = 1;
     for (;;) {
-      if (!this.running) await this.catchUp();
-      else this.nudge();
+      await this.catchUp();
       const rows: CheckpointRow[] = await this.db.knex('projection_checkpoints').select('name', 'commit_id', 'position').whereIn('name', names);
       const done = rows.length === names.length && rows.every((r) => compareCursors(cursorOf(r), cursor) >= 0);
       if (done) return true;
@@ -168,6 +189,7 @@ export class ProjectionRunner {
   /** Empties each projection's tables, resets its checkpoint, replays from the start. */
   async rebuild(selected: readonly Projection[] = this.projections): Promise<void> {
     await this.ensureCheckpoints();
+    this.waiters.forget(selected.map((p) => p.name));
     await this.db.knex.transaction(async (trx) => {
       for (const p of selected) {
         for (const table of p.tables) await trx(table).del();

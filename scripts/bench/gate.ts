@@ -3,7 +3,6 @@ import { Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import { AddressInfo } from 'node:net';
 import winston from 'winston';
-import { scanOutcomeStream } from '../../application/gate/observation-source';
 import { NewEvent, StreamAppend } from '../../application/ports/event-store';
 import { Finding, issueKey } from '../../domain/backlog/issue';
 import { targetDecider } from '../../domain/targets';
@@ -15,7 +14,7 @@ import { createApp } from '../../interfaces/http/app';
 import { allRoutes } from '../../interfaces/http/routes';
 import { allProjections } from '../../projections';
 import { ProjectionRunner } from '../../projections/engine/projection-runner';
-import { benchDatabase, rate, timed } from './support';
+import { benchDatabase, countStatements, cpuMeter, rate, startProfiler, timed } from './support';
 
 /**
  * npm run bench:gate — against PostgreSQL (VIGIL_BENCH_PG_URL):
@@ -122,29 +121,49 @@ async function appendStreams(store: SqlEventStore, count: number, make: (i: numb
 }
 
 /**
- * The callers run in a worker thread (plain JavaScript, global fetch with keep-alive), so that reading
- * the answers does not take turns with Vigil on its event loop. Answers each call's latency in ms.
+ * The callers run in a worker thread (plain JavaScript, node:http with a keep-alive agent of one
+ * socket per caller, cheaper than fetch), so that reading the answers does not take turns with
+ * Vigil on its event loop. Answers each call's latency in ms, and the thread's busy time (it
+ * shares the machine's two cores with Vigil and PostgreSQL).
  */
 const LOAD_WORKER = `
 const { parentPort, workerData: w } = require('node:worker_threads');
+const http = require('node:http');
+const { performance } = require('node:perf_hooks');
+const agent = new http.Agent({ keepAlive: true, maxSockets: w.callers });
+const target = new URL(w.url);
+const body = Buffer.from(w.body);
+const post = () => new Promise((resolve, reject) => {
+  const req = http.request({ agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': body.length, authorization: 'Bearer ' + w.key } }, (res) => {
+    const chunks = [];
+    res.on('data', (c) => chunks.push(c));
+    res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+    res.on('error', reject);
+  });
+  req.on('error', reject);
+  req.end(body);
+});
 (async () => {
   const latencies = [];
   let left = w.calls;
+  const elu = performance.eventLoopUtilization();
   await Promise.all(Array.from({ length: w.callers }, async () => {
     while (left > 0) {
       left--;
       const started = process.hrtime.bigint();
-      const res = await fetch(w.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer ' + w.key }, body: w.body });
-      const text = await res.text();
-      if (res.status !== 200) throw new Error('POST /gate answered ' + res.status + ': ' + text.slice(0, 300));
+      const res = await post();
+      JSON.parse(res.text);
+      if (res.status !== 200) throw new Error('POST /gate answered ' + res.status + ': ' + res.text.slice(0, 300));
       latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
   }));
-  parentPort.postMessage(latencies);
+  agent.destroy();
+  parentPort.postMessage({ latencies, busyMs: performance.eventLoopUtilization(elu).active });
 })().catch((e) => { throw e; });
 `;
 
-function load(workerData: { url: string; key: string; body: string; calls: number; callers: number }): Promise<number[]> {
+function load(workerData: { url: string; key: string; body: string; calls: number; callers: number }): Promise<{ latencies: number[]; busyMs: number }> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(LOAD_WORKER, { eval: true, workerData });
     worker.once('message', resolve);
@@ -152,9 +171,8 @@ function load(workerData: { url: string; key: string; body: string; calls: numbe
   });
 }
 
-/** A completed scan: the scans context's events when its read model exists, else the gate's interim outcome stream. */
+/** A completed scan, as the scans context's events. */
 async function completedScan(db: Database, scanId: number, targetId: number): Promise<{ stream: string; events: Array<{ type: string; data: unknown }>; expectedRevision: 'no_stream' }> {
-  if (!(await db.knex.schema.hasTable('scans'))) return { stream: scanOutcomeStream('repository', targetId), events: [{ type: 'ScanCompleted', data: {} }], expectedRevision: 'no_stream' };
   const of = { id: scanId, targetKind: 'repository', targetId };
   await db.knex('id_sequences').insert({ name: 'scan', next_value: scanId }).onConflict('name').merge();
   return {
@@ -213,13 +231,13 @@ async function main(): Promise<void> {
     const signIn = await (await fetch(`${url}/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'correct-horse-battery' }) })).json() as { token: string };
     const issued = await (await fetch(`${url}/api-keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${signIn.token}` }, body: JSON.stringify({ name: 'bench-gate', scopes: ['scan'] }) })).json() as { key: string };
 
-    const run = async (target: number, calls: number, callers: number): Promise<{ latencies: number[]; ms: number }> => {
+    const run = async (target: number, calls: number, callers: number): Promise<{ latencies: number[]; ms: number; clientMs: number }> => {
       const { ms, value } = await timed(() => load({ url: `${url}/gate`, key: issued.key, body: JSON.stringify({ repositoryId: target }), calls, callers }));
-      return { latencies: value.sort((a, b) => a - b), ms };
+      return { latencies: value.latencies.sort((a, b) => a - b), ms, clientMs: value.busyMs };
     };
-    const describe = (label: string, r: { latencies: number[]; ms: number }) => console.log(
+    const describe = (label: string, r: { latencies: number[]; ms: number; clientMs: number }) => console.log(
       `${label}: p50 ${percentile(r.latencies, 50).toFixed(1)} ms, p99 ${percentile(r.latencies, 99).toFixed(1)} ms, max ${r.latencies[r.latencies.length - 1].toFixed(1)} ms; `
-      + `${rate(r.latencies.length, r.ms)} verdicts/s (${r.latencies.length} calls)`,
+      + `${rate(r.latencies.length, r.ms)} verdicts/s (${r.latencies.length} calls; the callers' thread busy ${(r.clientMs / r.latencies.length).toFixed(2)} ms a call)`,
     );
     const sample = async (target: number) => {
       const res = await fetch(`${url}/gate`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${issued.key}` }, body: JSON.stringify({ repositoryId: target }) });
@@ -229,12 +247,20 @@ async function main(): Promise<void> {
     };
 
     // 3. POST /gate on the hot repository (its critical and high issues fail it), then on the clean one (nothing at or above high).
-    for (const [label, target] of [['hot', hotTarget], ['clean', cleanTarget]] as const) {
+    const only = process.env.BENCH_ONLY; // hot or clean: one of the two
+    for (const [label, target] of ([['hot', hotTarget], ['clean', cleanTarget]] as const).filter(([l]) => only === undefined || only === l)) {
       await run(target, WARMUP, Math.min(CONCURRENCY, WARMUP));
       const { violations, kib } = await sample(target);
       console.log(`${label} repository ${target} (${HOT.toLocaleString('en-US')} open issues): each verdict ${violations.toLocaleString('en-US')} violations in a ${kib} KiB answer`);
       describe(`  POST /gate, one caller`, await run(target, SEQUENTIAL, 1));
+      const statements = process.env.BENCH_STATEMENTS ? countStatements(db) : null;
+      const profiler = process.env.BENCH_PROFILE ? await startProfiler() : null;
+      const cpu = cpuMeter();
       describe(`  POST /gate, ${CONCURRENCY} concurrent callers`, await run(target, CALLS, CONCURRENCY));
+      const used = cpu.stop();
+      if (profiler) await profiler.stop(process.env.BENCH_PROFILE!);
+      console.log(`    CPU per call: Vigil and the callers' thread ${(used.processMs / CALLS).toFixed(2)} ms, PostgreSQL ${(used.postgresMs / CALLS).toFixed(2)} ms (2 cores: ${(used.wallMs / CALLS * 2).toFixed(2)} ms of CPU per call available)`);
+      if (statements) console.log(statements.stop(CALLS));
     }
     const verdicts = Number((await db.knex('gate_verdicts').count({ n: '*' }).first())!.n);
     console.log(`verdict register: ${verdicts.toLocaleString('en-US')} rows (one per call)`);

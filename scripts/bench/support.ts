@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as inspector from 'node:inspector';
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import { Database, openDatabase } from '../../infrastructure/db/database';
@@ -29,4 +31,63 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; valu
   const start = process.hrtime.bigint();
   const value = await fn();
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
+}
+
+/** CPU time of every PostgreSQL process on this machine (the bench's server is local), in ms. */
+export function postgresCpuMs(): number {
+  let ticks = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks * (1000 / 100); // USER_HZ is 100 on Linux
+}
+
+/** CPU used by this process (Vigil and the callers' thread) and by PostgreSQL between start and stop. */
+export function cpuMeter() {
+  const process0 = process.cpuUsage();
+  const postgres0 = postgresCpuMs();
+  const wall0 = performance.now();
+  return {
+    stop() {
+      const used = process.cpuUsage(process0);
+      return { processMs: (used.user + used.system) / 1000, postgresMs: postgresCpuMs() - postgres0, wallMs: performance.now() - wall0 };
+    },
+  };
+}
+
+/** Statements sent through knex between start and stop, per call, most frequent first (BENCH_STATEMENTS=1). */
+export function countStatements(db: Database) {
+  const counts = new Map<string, number>();
+  const onQuery = (q: { sql: string }) => { const k = q.sql.replace(/\s+/g, ' ').slice(0, 100); counts.set(k, (counts.get(k) ?? 0) + 1); };
+  db.knex.on('query', onQuery);
+  return {
+    stop(calls: number): string {
+      db.knex.removeListener('query', onQuery);
+      return [...counts].sort((a, b) => b[1] - a[1]).map(([sql, n]) => `    ${(n / calls).toFixed(2)}  ${sql}`).join('\n');
+    },
+  };
+}
+
+/** A CPU profile of this process's main thread (Vigil) between start and stop (BENCH_PROFILE=<file>). */
+export async function startProfiler() {
+  const session = new inspector.Session();
+  session.connect();
+  const post = <T>(method: string) => new Promise<T>((resolve, reject) => session.post(method, (e, r) => (e ? reject(e) : resolve(r as T))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return {
+    async stop(file: string) {
+      const { profile } = await post<{ profile: unknown }>('Profiler.stop');
+      fs.writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }

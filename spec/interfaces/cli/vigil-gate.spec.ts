@@ -5,7 +5,6 @@ import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { scanOutcomeStream } from '../../../application/gate/observation-source';
 import { parseOptions } from '../../../interfaces/cli/vigil-gate';
 import { seedFindings } from '../../support/backlog';
 import { RunningVigil, startVigil } from '../../support/vigil';
@@ -46,15 +45,13 @@ describe('vigil-gate command-line client', function () {
     const now = v.services.clock.now();
     const at = now.toISOString();
     const of = { id: ++scanIds, targetKind: 'repository', targetId: id };
-    const append = (await v.database.db.knex.schema.hasTable('scans'))
-      ? {
-        stream: `scan-${of.id}`, expectedRevision: 'no_stream' as const, events: [
-          { type: 'ScanRequested', data: { ...of, trigger: 'manual', requiresCredential: false, requestedBy: null, requestedAt: at } },
-          { type: 'ScanClaimed', data: { ...of, attempt: 1, worker: 'spec', claimedAt: at, leaseExpiresAt: at } },
-          { type: 'ScanCompleted', data: { ...of, attempt: 1, worker: 'spec', completedAt: at, duration: 'PT1S', steps: {}, detectedLanguages: null, createdCount: 0, resolvedCount: 0, reopenedCount: 0, disallowedLicences: [] } },
-        ],
-      }
-      : { stream: scanOutcomeStream('repository', id), expectedRevision: 'any' as const, events: [{ type: 'ScanCompleted', data: {} }] };
+    const append = {
+      stream: `scan-${of.id}`, expectedRevision: 'no_stream' as const, events: [
+        { type: 'ScanRequested', data: { ...of, trigger: 'manual', requiresCredential: false, requestedBy: null, requestedAt: at } },
+        { type: 'ScanClaimed', data: { ...of, attempt: 1, worker: 'spec', claimedAt: at, leaseExpiresAt: at } },
+        { type: 'ScanCompleted', data: { ...of, attempt: 1, worker: 'spec', completedAt: at, duration: 'PT1S', steps: {}, detectedLanguages: null, createdCount: 0, resolvedCount: 0, reopenedCount: 0, disallowedLicences: [] } },
+      ],
+    };
     await v.services.commands.appendAll([append], { actor: null, now });
   };
 

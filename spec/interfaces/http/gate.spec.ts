@@ -1,9 +1,6 @@
 import { expect } from 'chai';
-import { ScanObservationSource, scanOutcomeStream } from '../../../application/gate/observation-source';
 import { KEPT_VIOLATIONS, verdictStream } from '../../../application/gate/verdict-event';
 import { ManualClock } from '../../../application/ports/clock';
-import type { EventStore, RecordedEvent } from '../../../application/ports/event-store';
-import type { Database } from '../../../infrastructure/db/database';
 import { gateProjection } from '../../../projections/gate';
 import { seedFindings } from '../../support/backlog';
 import { describeEachEngine } from '../../support/databases';
@@ -15,17 +12,11 @@ type Outcome = 'completed' | 'failed' | 'pending' | 'scanning';
 let scanIds = 900_000;
 
 /**
- * A scan of the target reaching `outcome`. With the scans read model (table `scans`), through the
- * scans context's own events on a `scan-<id>` stream, which its projection turns into a row; without
- * it, through the gate's interim outcome stream (ScanCompleted / ScanFailed; anything else counts for nothing).
+ * A scan of the target reaching `outcome`, through the scans context's own events on a `scan-<id>`
+ * stream, which its projection turns into a row of the scans read model the gate reads.
  */
 async function scanned(v: RunningVigil, kind: Kind, id: number, outcome: Outcome = 'completed', at = v.services.clock.now().toISOString()) {
   const ctx = { actor: null, now: v.services.clock.now() };
-  if (!(await v.database.db.knex.schema.hasTable('scans'))) {
-    const type = outcome === 'completed' ? 'ScanCompleted' : outcome === 'failed' ? 'ScanFailed' : 'ScanStarted';
-    await v.services.commands.appendAll([{ stream: scanOutcomeStream(kind, id), events: [{ type, data: { targetKind: kind, targetId: id } }], expectedRevision: 'any' }], ctx);
-    return;
-  }
   const of = { id: ++scanIds, targetKind: kind, targetId: id };
   const events: Array<{ type: string; data: unknown }> = [{ type: 'ScanRequested', data: { ...of, trigger: 'manual', requiresCredential: false, requestedBy: null, requestedAt: at } }];
   if (outcome !== 'pending') events.push({ type: 'ScanClaimed', data: { ...of, attempt: 1, worker: 'spec', claimedAt: at, leaseExpiresAt: at } });
@@ -445,31 +436,6 @@ describe('Gate: observation from the scans read model', function () {
     await scanned(v, 'repository', repos[2], 'failed', '2026-01-01T12:00:00.000Z');
     await scanned(v, 'repository', repos[2], 'pending');
     expect(await verdict(2)).to.deep.include({ passed: true, violations: [] });
-  });
-});
-
-describe('Gate: interim observation without a scans read model', () => {
-  const recorded = (type: string): RecordedEvent => ({ id: type, stream: 's', revision: 0, type, data: {}, metadata: { actor: null, at: '' }, cursor: { commit: '0', position: 0 } });
-  const streams = new Map<string, RecordedEvent[]>();
-  const store = { readStream: async (name: string) => streams.get(name) ?? [] } as unknown as EventStore;
-  const databaseWith = (scans: Record<string, unknown> | null) => ({
-    knex: Object.assign(() => ({ columnInfo: async () => scans }), { schema: { hasTable: async () => scans !== null } }),
-  }) as unknown as Database;
-
-  it('[S1.7-30] [S1.7-31] [S1.7-33] reads ScanCompleted / ScanFailed on the target\'s outcome stream and nothing else', async () => {
-    const source = new ScanObservationSource(databaseWith(null), store);
-    expect(await source.observe('repository', 1)).to.deep.equal({ anyScanCompleted: false, newestFinishedScanStatus: null });
-    streams.set(scanOutcomeStream('repository', 1), [recorded('ScanCompleted'), recorded('ScanFailed'), recorded('ScanStarted')]);
-    expect(await source.observe('repository', 1)).to.deep.equal({ anyScanCompleted: true, newestFinishedScanStatus: 'failed' });
-    expect(await source.observe('container', 1)).to.deep.equal({ anyScanCompleted: false, newestFinishedScanStatus: null });
-  });
-
-  it('keeps to the stream (failing closed) when a scans table has no status or no target column', async () => {
-    streams.set(scanOutcomeStream('repository', 2), []);
-    for (const columns of [{ id: {}, target_kind: {}, target_id: {} }, { id: {}, status: {} }]) {
-      const source = new ScanObservationSource(databaseWith(columns), store);
-      expect(await source.observe('repository', 2)).to.deep.equal({ anyScanCompleted: false, newestFinishedScanStatus: null });
-    }
   });
 });
 
