@@ -24,6 +24,11 @@ import { ScanScheduler } from '../application/scans/scan-scheduler';
 import { ScanService } from '../application/scans/scan-service';
 import { ScanWorker } from '../application/scans/scan-worker';
 import { createDockerScanExecutor } from './scanning/executor';
+import { CloneGuard } from './scanning/clone-guard';
+import { CredentialService } from '../application/credentials/credential-service';
+import { CloneCredentials } from '../application/credentials/clone-credentials';
+import { SecretBox } from '../application/ports/secret-box';
+import { AesGcmSecretBox } from './crypto/secret-box';
 import { ScannerOutputNormaliser } from './scanning/normalise';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -31,6 +36,7 @@ import { SqlScanStatus } from '../application/scorecards/scan-status';
 import { ScorecardService } from '../application/scorecards/scorecard-service';
 import { GateService } from '../application/gate/gate-service';
 import { ScanObservationSource } from '../application/gate/observation-source';
+import { BacklogVersion } from '../application/gate/candidate-cache';
 import { ExceptionQueries } from '../application/triage/exception-queries';
 import { remediationWindowsOf } from '../application/triage/remediation-windows';
 import { ReviewScheduler } from '../application/triage/review-scheduler';
@@ -60,6 +66,7 @@ export const TOKENS = {
   Scorecards: Symbol.for('Scorecards'),
   Scans: Symbol.for('Scans'), ScanLeases: Symbol.for('ScanLeases'), ScanLifecycle: Symbol.for('ScanLifecycle'), ScanWorker: Symbol.for('ScanWorker'), ScanScheduler: Symbol.for('ScanScheduler'),
   ScanExecutor: Symbol.for('ScanExecutor'), ArtifactNormaliser: Symbol.for('ArtifactNormaliser'),
+  SecretBox: Symbol.for('SecretBox'), Credentials: Symbol.for('Credentials'),
 } as const;
 
 export interface Overrides {
@@ -115,6 +122,13 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
   c.bind(TOKENS.Targets).toDynamicValue((ctx) => new TargetService(
     ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator),
     ctx.container.get(TOKENS.Identity), ctx.container.get(TOKENS.Settings), ctx.container.get(TOKENS.Config),
+    // The clone guard on entry (spec 1 §8.3 "checked on entry and before each scan"); the executor builds its own for the scan-time check.
+    new CloneGuard({ allowedHosts: config.scanners.gitAllowedHosts }),
+  ));
+  // Stored clone credentials sealed under ENCRYPTION_KEY (VIGIL_PREVIOUS_ENCRYPTION_KEYS open older ones).
+  c.bind(TOKENS.SecretBox).toConstantValue(new AesGcmSecretBox(config.encryptionKey, config.previousEncryptionKeys));
+  c.bind(TOKENS.Credentials).toDynamicValue((ctx) => new CredentialService(
+    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.SecretBox),
   ));
   c.bind(TOKENS.Backlog).toDynamicValue((ctx) => new BacklogService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
   c.bind(TOKENS.Issues).toDynamicValue((ctx) => new IssueQueries(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.EventStore),
@@ -131,6 +145,7 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
   c.bind(TOKENS.Gate).toDynamicValue((ctx) => new GateService(
     ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Targets),
     new ScanObservationSource(ctx.container.get(TOKENS.Database)),
+    new BacklogVersion(ctx.container.get(TOKENS.Database), allProjections.filter((p) => p.tables.includes('issues')).map((p) => p.name)),
   ));
   c.bind(TOKENS.Scorecards).toDynamicValue((ctx) => new ScorecardService(
     ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Settings),
@@ -158,6 +173,9 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
     ctx.container.get(TOKENS.Clock), ctx.container.get(TOKENS.Logger), {
       enabled: config.scans.embeddedWorker, maxConcurrent: config.scans.maxConcurrent, intervalMs: config.scans.workerIntervalMs,
       labels: config.scans.workerLabels, workerId: `embedded:${instance}`,
+      // Without ENCRYPTION_KEY nothing stored can be opened: scans needing a credential wait, spending no attempt (S1.3.1-20).
+      holdsCredentials: config.encryptionKey !== null,
+      credentials: new CloneCredentials(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.EventStore), ctx.container.get<SecretBox>(TOKENS.SecretBox)),
     },
   ));
   c.bind(TOKENS.ScanScheduler).toDynamicValue((ctx) => new ScanScheduler(
@@ -183,6 +201,7 @@ export function servicesOf(c: Container): Services {
     feeds: c.get(TOKENS.Feeds),
     scorecards: c.get(TOKENS.Scorecards),
     scans: c.get(TOKENS.Scans), scanLifecycle: c.get(TOKENS.ScanLifecycle), scanWorker: c.get(TOKENS.ScanWorker), scanScheduler: c.get(TOKENS.ScanScheduler),
+    credentials: c.get(TOKENS.Credentials),
   };
 }
 

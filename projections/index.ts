@@ -1,5 +1,6 @@
 import { auditProjection } from './audit';
 import { backlogProjection } from './backlog';
+import { credentialsProjection } from './credentials';
 import { Projection } from './engine/projection';
 import { withEnrichment } from './enrichment';
 import { gateProjection } from './gate';
@@ -11,4 +12,4 @@ import { sourcesProjection } from './sources';
 import { targetsProjection } from './targets';
 
 /** Every read model, in the order a rebuild replays them. */
-export const allProjections: readonly Projection[] = [identityProjection, targetsProjection, withEnrichment(backlogProjection), scansProjection, scorecardsProjection, sourcesProjection, importsProjection, gateProjection, auditProjection];
+export const allProjections: readonly Projection[] = [identityProjection, targetsProjection, withEnrichment(backlogProjection), scansProjection, scorecardsProjection, sourcesProjection, importsProjection, gateProjection, credentialsProjection, auditProjection];

@@ -27,6 +27,7 @@ const handlers: Record<string, Handler> = {
   RepositoryRegistered: (w, e: RecordedEvent<RepositoryRegisteredData>) => w.insert('repositories', {
     id: e.data.id, url: e.data.url, identity: e.data.identity, uniqueness_key: e.data.uniquenessKey, branch: e.data.branch, sub_path: e.data.subPath,
     detected_languages: null, name: e.data.name, project_id: e.data.projectId, ...scheduleColumns(e.data), last_scheduled_scan_at: null,
+    credential_id: e.data.credential?.id ?? null, credential_kind: e.data.credential?.kind ?? null,
     created_by: e.metadata.actor, created_at: e.metadata.at, updated_at: e.metadata.at,
   }),
   ContainerImageRegistered: (w, e: RecordedEvent<ContainerImageRegisteredData>) => w.insert('containers', {
@@ -37,6 +38,7 @@ const handlers: Record<string, Handler> = {
     const row: Record<string, unknown> = { updated_at: e.metadata.at };
     for (const [field, value] of Object.entries(e.data.changes)) if (COLUMN[field]) row[COLUMN[field]] = value;
     if (e.data.uniquenessKey) row.uniqueness_key = e.data.uniquenessKey.current;
+    if (e.data.changes.credential !== undefined) Object.assign(row, { credential_id: e.data.changes.credential?.id ?? null, credential_kind: e.data.changes.credential?.kind ?? null });
     return w.update(TABLE[e.data.kind], { id: e.data.id }, row);
   },
   TargetDeleted: (w, e: RecordedEvent<TargetDeletedData>) => w.delete(TABLE[e.data.kind], { id: e.data.id }),

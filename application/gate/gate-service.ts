@@ -11,6 +11,7 @@ import { TargetKind, Visibility } from '../identity/visibility';
 import { IdGenerator } from '../ports/ids';
 import { IdBlocks } from '../shared/id-blocks';
 import type { TargetService } from '../targets/target-service';
+import { BacklogVersion, CandidateCache } from './candidate-cache';
 import { ObservationSource } from './observation-source';
 import { AppliedPolicy, appliedPolicy, GATE_FAILED_SIEM, StoredViolations, verdictGiven, verdictStream } from './verdict-event';
 
@@ -117,6 +118,8 @@ export class GateService {
    * verdicts given in the same moment may interleave out of time order.
    */
   private readonly verdictIds: IdBlocks;
+  /** Candidate issues per target and policy shape, while the backlog version stands (candidate-cache.ts). */
+  private readonly candidates = new CandidateCache();
 
   constructor(
     private readonly db: Database,
@@ -124,6 +127,7 @@ export class GateService {
     ids: IdGenerator,
     private readonly targets: TargetService,
     private readonly observations: ObservationSource,
+    private readonly backlogVersion: BacklogVersion,
   ) {
     this.verdictIds = new IdBlocks(ids, 'verdict');
   }
@@ -216,13 +220,19 @@ export class GateService {
    * Prepared per policy shape (at most 32 texts); the vocabularies are our own constants, written
    * into the text so that PostgreSQL's partial indexes of open issues (v009) serve a generic plan.
    */
-  private async candidateIssues(kind: TargetKind, id: number, policy: GatePolicy): Promise<GateIssue[]> {
+  private async candidateIssues(kind: TargetKind, id: number, policy: GatePolicy): Promise<readonly GateIssue[]> {
     const { name, text } = candidateStatement(policy);
+    const key = `${kind}:${id}:${name}`;
+    const version = await this.backlogVersion.read();
+    const cached = this.candidates.get(key, version);
+    if (cached) return cached;
     const rows = await preparedRows<CandidateRow>(this.db, name, text, [kind, id]);
-    return rows.map((r) => ({
+    const issues = rows.map((r) => ({
       issueId: Number(r.id), identifier: r.identifier ?? r.rule_id, severity: r.severity as Severity, package: r.package_name,
       kev: Boolean(r.kev), fixable: Boolean(r.fixable), triageStatus: r.triage_status as TriageStatus, type: r.type,
     }));
+    if ((await this.backlogVersion.read()) === version) this.candidates.set(key, version, issues);
+    return issues;
   }
 
   /** The newest coverage import's line counts (repositories only), for a policy naming min_line_coverage. */

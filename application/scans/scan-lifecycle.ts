@@ -89,7 +89,11 @@ export class ScanLifecycle {
       // One scan of a target at a time: a waiting scan starts when the running one has ended.
       .whereNotExists(knex('scans as r').select(knex.raw('1')).whereRaw('r.target_kind = s.target_kind AND r.target_id = s.target_id').where('r.status', 'scanning'))
       .orderBy([{ column: 's.not_before' }, { column: 's.id' }]).limit(max * 4 + 4).select('s.id');
-    if (!executor.holdsCredentials) q.where('s.requires_credential', false);
+    if (!executor.holdsCredentials) {
+      q.where('s.requires_credential', false)
+        // A repository that came to name a credential after its scan was requested needs one all the same.
+        .whereNotExists(knex('repositories as c').select(knex.raw('1')).whereRaw("s.target_kind = 'repository' AND c.id = s.target_id").whereNotNull('c.credential_id'));
+    }
     const candidates: Array<{ id: number }> = await q;
     const claimed: ClaimedScan[] = [];
     for (const candidate of candidates) {

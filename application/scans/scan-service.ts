@@ -97,6 +97,7 @@ export class ScanService {
   ): Promise<RequestOutcome[]> {
     const outcomes: RequestOutcome[] = [];
     const appends: Array<{ stream: string; events: DomainEvent[]; expectedRevision: ExpectedRevision }> = [];
+    const credentialed = options.requiresCredential === undefined ? await this.credentialed(targets) : null;
     for (let i = 0; i < targets.length; i++) {
       const target = targets[i];
       const waiting = await this.commands.load(waitingStream(target.kind, target.id), waitingDecider);
@@ -109,7 +110,7 @@ export class ScanService {
         continue;
       }
       const requested: ScanEvent[] = scanDecider.decide({
-        type: 'RequestScan', scanId: ids[i], target, trigger, requiresCredential: options.requiresCredential, requestedBy: options.requestedBy, now: ctx.now,
+        type: 'RequestScan', scanId: ids[i], target, trigger, requiresCredential: options.requiresCredential ?? (target.kind === 'repository' && credentialed!.has(target.id)), requestedBy: options.requestedBy, now: ctx.now,
       }, scanDecider.initialState());
       appends.push({ stream: waitingStream(target.kind, target.id), events: reserved, expectedRevision: waiting.revision ?? 'no_stream' });
       appends.push({ stream: scanStream(ids[i]), events: requested, expectedRevision: 'no_stream' });
@@ -117,6 +118,17 @@ export class ScanService {
     }
     if (appends.length) await this.commands.appendAll(appends, ctx);
     return outcomes;
+  }
+
+  /**
+   * Repositories of the batch that name a stored credential: their scans need an executor able to
+   * hold it (requiresCredential), so without ENCRYPTION_KEY they wait without spending an attempt.
+   */
+  private async credentialed(targets: readonly ScanTargetRef[]): Promise<Set<number>> {
+    const ids = targets.filter((t) => t.kind === 'repository').map((t) => t.id);
+    if (ids.length === 0) return new Set();
+    const rows: Array<{ id: number }> = await this.db.knex('repositories').whereIn('id', ids).whereNotNull('credential_id').select('id');
+    return new Set(rows.map((r) => Number(r.id)));
   }
 
   // ---- queries -----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { Clock } from '../ports/clock';
-import { ScanExecutor, ScanFailure, ScanJob } from '../ports/scanning';
+import { CloneCredential, ScanExecutor, ScanFailure, ScanJob, ScanTarget } from '../ports/scanning';
 import { ClaimedScan, ReportOutcome, ScanExecutorIdentity, ScanLifecycle } from './scan-lifecycle';
 
 interface Log {
@@ -19,13 +19,25 @@ export interface ScanWorkerOptions {
   labels: readonly string[];
   /** This instance's name in claims: `embedded:<host>:<pid>:<random>`. */
   workerId: string;
-  /** The built-in worker runs inside the control plane, which holds the credentials it stores. */
+  /** The built-in worker runs inside the control plane, which holds the credentials it stores (when ENCRYPTION_KEY is set). */
   holdsCredentials?: boolean;
+  /** Unseals the credential a claimed target names (application/credentials/clone-credentials.ts). */
+  credentials?: { forTarget(target: ScanTarget): Promise<CloneCredential | undefined> };
   /** Heartbeats closer together than this do not touch the lease row (spec 1 §2.7: at most every 15 seconds). */
   renewEveryMs?: number;
 }
 
 export type RunOutcome = ReportOutcome | 'lost' | 'stopped';
+
+/** Defence in depth: whatever an executor says, the secret it was handed never reaches a scan's reason (an event). */
+function withoutSecret(reason: string, credential: CloneCredential | undefined): string {
+  const secret = credential?.kind === 'https_token' ? credential.token : credential?.kind === 'ssh_key' ? credential.privateKey.trim() : '';
+  if (!secret) return reason;
+  const parts = credential?.kind === 'https_token'
+    ? [secret, encodeURIComponent(secret), Buffer.from(`${credential.username}:${secret}`, 'utf8').toString('base64')]
+    : [secret, ...secret.split('\n').filter((l) => l.length >= 16 && !l.startsWith('-----'))];
+  return parts.reduce((text, part) => text.split(part).join('***'), reason);
+}
 
 /** The abort reason of runs stopped with the server. */
 const STOPPING = new Error('Vigil is stopping');
@@ -75,7 +87,26 @@ export class ScanWorker {
     const free = this.options.maxConcurrent - this.running.size;
     if (free <= 0) return [];
     const claims = await this.lifecycle.claim(this.identity, free);
-    return claims.map((claim) => this.launch(claim));
+    const prepared = await Promise.all(claims.map((claim) => this.withCredential(claim)));
+    return prepared.map((p) => ('failed' in p ? p.failed : this.launch(p.claim, p.credential)));
+  }
+
+  /**
+   * The credential the claimed target names, unsealed for this run only: it lives in the job (never
+   * in the claim, an event or a log line). Unusable (removed, or no configured key opens it): the scan
+   * fails permanently before the executor runs (S1.3.1-14).
+   */
+  private async withCredential(claim: ClaimedScan): Promise<{ claim: ClaimedScan; credential?: CloneCredential } | { failed: Promise<RunOutcome> }> {
+    try {
+      return { claim, credential: await this.options.credentials?.forTarget(claim.target) };
+    } catch (error) {
+      const failure = error instanceof ScanFailure ? error : new ScanFailure('transient', `The clone credential could not be read: ${(error as Error)?.message ?? String(error)}`);
+      const failed = this.lifecycle.fail(claim, failure).catch((e) => {
+        this.log.error('A scan outcome could not be recorded; its lease will lapse', { scanId: claim.scanId, error: (e as Error)?.stack ?? String(e) });
+        return 'lost' as const;
+      });
+      return { failed };
+    }
   }
 
   /** One tick, then waits for the scans it started (specs). */
@@ -83,15 +114,15 @@ export class ScanWorker {
     return Promise.all(await this.tick());
   }
 
-  private launch(claim: ClaimedScan): Promise<RunOutcome> {
+  private launch(claim: ClaimedScan, credential?: CloneCredential): Promise<RunOutcome> {
     const controller = new AbortController();
-    const done = this.run(claim, controller).finally(() => this.running.delete(claim.scanId));
+    const done = this.run(claim, controller, credential).finally(() => this.running.delete(claim.scanId));
     this.running.set(claim.scanId, { controller, done });
     return done;
   }
 
-  private async run(claim: ClaimedScan, controller: AbortController): Promise<RunOutcome> {
-    const job: ScanJob = { scanId: claim.scanId, attempt: claim.attempt, target: claim.target };
+  private async run(claim: ClaimedScan, controller: AbortController, credential?: CloneCredential): Promise<RunOutcome> {
+    const job: ScanJob = { scanId: claim.scanId, attempt: claim.attempt, target: credential ? { ...claim.target, credential } : claim.target };
     const every = this.options.renewEveryMs ?? RENEW_EVERY_MS;
     let lastRenewal = this.clock.now().getTime();
     let lost = false;
@@ -121,7 +152,7 @@ export class ScanWorker {
           return 'stopped';
         }
         const failure = error instanceof ScanFailure ? error : new ScanFailure('transient', `unclassified: ${(error as Error)?.message ?? String(error)}`);
-        return await this.lifecycle.fail(claim, failure);
+        return await this.lifecycle.fail(claim, { kind: failure.kind, reason: withoutSecret(failure.reason, credential) });
       }
       if (lost) return 'lost';
       try {

@@ -1,7 +1,7 @@
 import {
-  projectLanguages, reservationStream, scheduleView, TargetCommand, targetDecider, TargetEvent, TargetKeyEvent, targetKeyDecider, TargetKind, TargetPatch, TargetState,
+  CredentialRef, projectLanguages, reservationStream, scheduleView, TargetCommand, targetDecider, TargetEvent, TargetKeyEvent, targetKeyDecider, TargetKind, TargetPatch, TargetState,
 } from '../../domain/targets';
-import { writes } from '../../domain/identity/roles';
+import { isAdministrator, writes } from '../../domain/identity/roles';
 import { portfolioDecider } from '../../domain/portfolio/portfolio';
 import { DomainError, refuse } from '../../domain/shared/decider';
 import { Config } from '../../infrastructure/config/config';
@@ -13,6 +13,8 @@ import { Visibility } from '../identity/visibility';
 import { IdGenerator } from '../ports/ids';
 import { WrongExpectedRevision } from '../ports/event-store';
 import { SettingsService } from '../settings/settings-service';
+import { CredentialLinks, StreamAppendPlan } from '../credentials/credential-links';
+import { CloneUrlCheck, CloneUrlVerdict } from '../ports/clone-url-check';
 
 export const targetStream = (kind: TargetKind, id: number) => `${kind}-${id}`;
 const TABLE: Record<TargetKind, string> = { repository: 'repositories', container: 'containers' };
@@ -22,7 +24,22 @@ export interface TargetRow {
   id: number; url?: string; identity?: string; uniqueness_key?: string; branch?: string; sub_path?: string; image?: string; detected_languages?: string | null;
   name: string; project_id: number | null; scan_manual_only: boolean | number; scan_interval_minutes: number | null; scan_cron: string | null;
   last_scheduled_scan_at: string | null; created_at: string; updated_at: string;
+  credential_id?: number | null; credential_kind?: string | null;
 }
+
+/** sshKeyId / httpsTokenId of a request (the names spec 2 uses for forge imports): at most one; null clears. */
+export interface CredentialFields { sshKeyId?: number | null; httpsTokenId?: number | null }
+
+function credentialOf(body: CredentialFields): CredentialRef | null | undefined {
+  const { sshKeyId: ssh, httpsTokenId: https } = body;
+  if (ssh != null && https != null) throw refuse.invalid('Name at most one of sshKeyId and httpsTokenId: a repository clones with one credential.');
+  if (ssh != null) return { id: ssh, kind: 'ssh_key' };
+  if (https != null) return { id: https, kind: 'https_token' };
+  return ssh === null || https === null ? null : undefined;
+}
+
+/** How long the entry check waits for DNS before leaving the question to the scan-time check. */
+const GUARD_TIMEOUT_MS = 5_000;
 
 export interface Page<T> { items: T[]; next: number | null }
 
@@ -32,6 +49,8 @@ export interface Page<T> { items: T[]; next: number | null }
  * as the target (trap 4), so two instances racing register it once.
  */
 export class TargetService {
+  private readonly links: CredentialLinks;
+
   constructor(
     private readonly db: Database,
     private readonly commands: CommandHandler,
@@ -39,7 +58,11 @@ export class TargetService {
     private readonly identity: IdentityService,
     private readonly settings: SettingsService,
     private readonly config: Config,
-  ) {}
+    /** The clone guard, asked on entry (spec 1 §8.3); null: not checked here (the executor still checks before each scan). */
+    private readonly cloneGuard: CloneUrlCheck | null = null,
+  ) {
+    this.links = new CredentialLinks(commands);
+  }
 
   // ---- queries -----------------------------------------------------------------------------
 
@@ -55,9 +78,11 @@ export class TargetService {
       schedule: scheduleView(schedule, defaultDays), lastScheduledScanAt: row.last_scheduled_scan_at, createdAt: row.created_at, updatedAt: row.updated_at,
     };
     if (kind === 'container') return { ...common, image: row.image! };
+    const credentialId = row.credential_id == null ? null : Number(row.credential_id);
     return {
       ...common, url: row.url!, identity: row.identity!, branch: row.branch!, subPath: row.sub_path!,
       detectedLanguages: row.detected_languages ? JSON.parse(row.detected_languages) : null,
+      sshKeyId: row.credential_kind === 'ssh_key' ? credentialId : null, httpsTokenId: row.credential_kind === 'https_token' ? credentialId : null,
     };
   }
 
@@ -97,27 +122,49 @@ export class TargetService {
 
   async register(ctx: RequestContext, principal: Principal, kind: TargetKind, body: Record<string, unknown>) {
     await this.checkMayWrite(principal, body.projectId as number | null | undefined, true);
+    const credential = credentialOf(body as CredentialFields);
+    if (credential) this.checkMayNameCredential(principal);
     const id = await this.ids.next(kind);
     const base = { id, actor: String(principal.accountId), now: ctx.now, name: body.name as string | undefined, projectId: (body.projectId ?? null) as number | null, scanManualOnly: body.scanManualOnly as boolean | undefined, scanIntervalMinutes: body.scanIntervalMinutes as number | null | undefined, scanCron: body.scanCron as string | null | undefined };
     const command: TargetCommand = kind === 'repository'
-      ? { type: 'RegisterRepository', ...base, url: body.url as string, branch: body.branch as string | undefined, subPath: body.subPath as string | undefined }
+      ? { type: 'RegisterRepository', ...base, url: body.url as string, branch: body.branch as string | undefined, subPath: body.subPath as string | undefined, credential }
       : { type: 'RegisterContainer', ...base, image: body.image as string };
     const events = targetDecider.decide(command, targetDecider.initialState());
-    const key = kind === 'repository' ? (events[0].data as { uniquenessKey: string }).uniquenessKey : null;
-    await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, 'no_stream', key ? { reserve: key, release: null, targetId: id } : null);
+    const repository = kind === 'repository' ? (events[0].data as { uniquenessKey: string; url: string }) : null;
+    if (repository) await this.checkCloneGuard(repository.url);
+    const links = repository && credential ? () => this.links.appends(ctx, id, repository.url, null, credential, true) : null;
+    await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, 'no_stream', repository ? { reserve: repository.uniquenessKey, release: null, targetId: id } : null, links);
     return this.view(kind, await this.visibleRow({ ...principal, roles: ['administrator'], restriction: null }, kind, id));
   }
 
-  async update(ctx: RequestContext, principal: Principal, kind: TargetKind, id: number, patch: TargetPatch) {
+  async update(ctx: RequestContext, principal: Principal, kind: TargetKind, id: number, body: TargetPatch & CredentialFields) {
     const row = await this.visibleRow(principal, kind, id);
+    const { sshKeyId: _ssh, httpsTokenId: _https, ...fields } = body;
+    const credential = credentialOf(body);
+    const patch: TargetPatch = credential === undefined ? fields : { ...fields, credential };
     await this.checkMayWrite(principal, patch.projectId !== undefined ? patch.projectId : row.project_id, patch.projectId !== undefined);
+    if (credential !== undefined) this.checkMayNameCredential(principal);
+    if (row.credential_id != null && patch.url !== undefined && patch.url.trim() !== row.url && !isAdministrator(principal.roles)) {
+      throw refuse.forbidden('Only an administrator changes the URL of a repository that clones with a stored credential: the credential would follow the URL.');
+    }
+    let guarded = false;
     for (let attempt = 0; ; attempt++) {
       const { state, revision } = await this.commands.load<TargetEvent, TargetState>(targetStream(kind, id), targetDecider);
       const events = targetDecider.decide({ type: 'UpdateTarget', id, actor: String(principal.accountId), now: ctx.now, changes: patch }, state);
       if (events.length === 0) break;
-      const moved = (events[0].data as { uniquenessKey?: { previous: string; current: string } }).uniquenessKey;
+      const data = events[0].data as { uniquenessKey?: { previous: string; current: string }; changes: { url?: string; credential?: CredentialRef | null } };
+      const moved = data.uniquenessKey;
+      const target = (state as Extract<TargetState, { target: unknown }>).target;
+      const url = data.changes.url ?? (target.kind === 'repository' ? target.url : '');
+      if (data.changes.url !== undefined && !guarded) {
+        await this.checkCloneGuard(data.changes.url);
+        guarded = true;
+      }
+      const previous = target.kind === 'repository' ? target.credential ?? null : null;
+      const next = data.changes.credential === undefined ? previous : data.changes.credential;
+      const links = previous || next ? () => this.links.appends(ctx, id, url, previous, next, data.changes.url !== undefined) : null;
       try {
-        await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, revision ?? 'no_stream', moved ? { reserve: moved.current, release: moved.previous, targetId: id } : null);
+        await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, revision ?? 'no_stream', moved ? { reserve: moved.current, release: moved.previous, targetId: id } : null, links);
         break;
       } catch (error) {
         if (!(error instanceof WrongExpectedRevision) || attempt >= 3) throw error;
@@ -132,16 +179,22 @@ export class TargetService {
     const { state, revision } = await this.commands.load<TargetEvent, TargetState>(targetStream(kind, id), targetDecider);
     const events = targetDecider.decide({ type: 'DeleteTarget', id, actor: String(principal.accountId), now: ctx.now }, state);
     const key = (events[0].data as { uniquenessKey: string | null }).uniquenessKey;
-    await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, revision ?? 'no_stream', key ? { reserve: null, release: key, targetId: id } : null);
+    const target = (state as Extract<TargetState, { target: unknown }>).target;
+    const credential = target.kind === 'repository' ? target.credential ?? null : null;
+    const links = credential && target.kind === 'repository' ? () => this.links.appends(ctx, id, target.url, credential, null, false) : null;
+    await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, revision ?? 'no_stream', key ? { reserve: null, release: key, targetId: id } : null, links);
     await this.identity.revokeKeysRestrictedTo(ctx, kind, id);
   }
 
   private async appendWithReservations(
     ctx: RequestContext, principal: Principal, stream: string, events: TargetEvent[], expected: number | 'no_stream',
     keys: { reserve: string | null; release: string | null; targetId: number } | null,
+    /** The credential streams to append in the same commit (re-read on every attempt). */
+    links: (() => Promise<StreamAppendPlan[]>) | null = null,
   ): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const appends: Array<{ stream: string; events: TargetKeyEvent[] | TargetEvent[]; expectedRevision: number | 'no_stream' }> = [];
+      const appends: Array<{ stream: string; events: TargetKeyEvent[] | TargetEvent[] | StreamAppendPlan['events']; expectedRevision: StreamAppendPlan['expectedRevision'] }> = [];
+      if (links) appends.push(...(await links()));
       try {
         for (const [key, type] of [[keys?.reserve, 'Reserve'], [keys?.release, 'Release']] as const) {
           if (!key) continue;
@@ -160,6 +213,33 @@ export class TargetService {
         // Lost a race for the key: read it again, which names the winner.
         if (!(error instanceof WrongExpectedRevision) || attempt >= 3 || error.stream === stream) throw error;
       }
+    }
+  }
+
+  /**
+   * The clone guard on entry (spec 1 §8.3, S1.8.3-33): a URL it refuses for good (scheme, host not
+   * allowed, metadata or link-local address after resolution) is 400 and nothing is written. A name
+   * that does not resolve now, or not within GUARD_TIMEOUT_MS, is accepted: the scanning host may see
+   * other DNS, and the guard runs again before each scan (there a refusal fails the scan).
+   */
+  private async checkCloneGuard(url: string): Promise<void> {
+    if (!this.cloneGuard) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<CloneUrlVerdict>((resolve) => {
+      timer = setTimeout(() => resolve({ allowed: false, permanent: false, reason: 'DNS did not answer in time' }), GUARD_TIMEOUT_MS);
+      timer.unref?.();
+    });
+    const verdict = await Promise.race([this.cloneGuard.check(url), timeout]).finally(() => clearTimeout(timer));
+    if (!verdict.allowed && verdict.permanent) throw refuse.invalid(verdict.reason);
+  }
+
+  /**
+   * Naming a stored credential on a repository is an administrator's act: the credential would
+   * clone whatever the URL names on its host (spec 2 §4.1 has administrators import with credentials).
+   */
+  private checkMayNameCredential(principal: Principal): void {
+    if (!isAdministrator(principal.roles)) {
+      throw refuse.forbidden('Only an administrator names a stored credential (sshKeyId, httpsTokenId) on a repository.');
     }
   }
 

@@ -7,3 +7,4 @@ export * from './schedule';
 export * from './languages';
 export * from './target';
 export * from './uniqueness';
+export * from './clone-endpoint';

@@ -78,7 +78,10 @@ export function scheduleOnUpdate(current: ScheduleSettings, patch: ScheduleInput
   }
   // Naming an interval or an expression (even 0 or null) without scanManualOnly leaves manual-only.
   const manualOnly = current.scanManualOnly && !namesInterval && !namesCron;
-  return manualOnly ? { ...current } : { scanManualOnly: false, scanIntervalMinutes: interval, scanCron: cron };
+  // Only the three schedule fields: `current` is often the whole target, whose other fields must not come back over a PATCH.
+  return manualOnly
+    ? { scanManualOnly: true, scanIntervalMinutes: current.scanIntervalMinutes, scanCron: current.scanCron }
+    : { scanManualOnly: false, scanIntervalMinutes: interval, scanCron: cron };
 }
 
 export type ScheduleMode = 'manual' | 'cron' | 'interval' | 'default';

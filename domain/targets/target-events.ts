@@ -1,4 +1,5 @@
 import { DomainEvent } from '../shared/decider';
+import type { CredentialRef } from './clone-endpoint';
 import { ScheduleSettings } from './schedule';
 import { TargetKind } from './target-ref';
 
@@ -24,6 +25,8 @@ export interface RepositoryRegisteredData extends Registration {
   readonly subPath: string;
   /** The reservation the application took for (identity, branch, subPath). */
   readonly uniquenessKey: string;
+  /** The stored clone credential it names; absent (older events too) when none. */
+  readonly credential?: CredentialRef;
 }
 
 export interface ContainerImageRegisteredData extends Registration {
@@ -42,6 +45,8 @@ export interface TargetChanges {
   readonly branch?: string;
   readonly subPath?: string;
   readonly image?: string;
+  /** Repositories: the stored clone credential named now, null when cleared. */
+  readonly credential?: CredentialRef | null;
 }
 
 export interface TargetUpdatedData {
@@ -83,6 +88,7 @@ export interface RepositoryTarget extends TargetBase {
   readonly branch: string;
   readonly subPath: string;
   readonly uniquenessKey: string;
+  readonly credential?: CredentialRef | null;
 }
 
 export interface ContainerTarget extends TargetBase {

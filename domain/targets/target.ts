@@ -1,4 +1,5 @@
 import { assertNever, Decider, DomainError, refuse } from '../shared/decider';
+import { checkCredentialTransport, CredentialRef, sameCredential } from './clone-endpoint';
 import { validateImageReference } from './image-reference';
 import { normaliseBranch, normaliseSubPath, repositoryIdentity, uniquenessKey, validateRepositoryUrl } from './repository-identity';
 import { ScheduleInput, scheduleOnCreate, scheduleOnUpdate } from './schedule';
@@ -27,6 +28,8 @@ export interface RegisterRepository extends Gesture, ScheduleInput {
   readonly subPath?: string | null;
   readonly name?: string | null;
   readonly projectId?: number | null;
+  /** The stored clone credential it names (the application checked it exists and fits the host). */
+  readonly credential?: CredentialRef | null;
 }
 
 export interface RegisterContainer extends Gesture, ScheduleInput {
@@ -44,6 +47,8 @@ export interface TargetPatch extends ScheduleInput {
   readonly branch?: string | null;
   readonly subPath?: string | null;
   readonly image?: string;
+  /** null clears the repository's clone credential. */
+  readonly credential?: CredentialRef | null;
 }
 
 export interface UpdateTarget extends Gesture {
@@ -101,12 +106,14 @@ function registerRepository(command: RegisterRepository): TargetEvent[] {
   const identity = repositoryIdentity(url);
   const branch = normaliseBranch(command.branch);
   const subPath = normaliseSubPath(command.subPath);
+  checkCredentialTransport(url, command.credential);
   return [{
     type: 'RepositoryRegistered',
     data: {
       id: targetId(command.id), url, identity, branch, subPath, uniquenessKey: uniquenessKey(identity, branch, subPath),
       name: targetName(command.name, repositoryName(identity)), projectId: projectId(command.projectId),
       ...scheduleOnCreate(command), registeredAt: command.now.toISOString(), registeredBy: command.actor,
+      ...(command.credential ? { credential: { id: command.credential.id, kind: command.credential.kind } } : {}),
     },
   }];
 }
@@ -129,8 +136,11 @@ function patchedRepository(target: RepositoryTarget, patch: TargetPatch): Omit<R
   const identity = repositoryIdentity(url);
   const branch = patch.branch === undefined ? target.branch : normaliseBranch(patch.branch);
   const subPath = patch.subPath === undefined ? target.subPath : normaliseSubPath(patch.subPath);
+  // Checked on the pair after the change: a new URL must still suit the credential it keeps.
+  const credential = patch.credential === undefined ? target.credential ?? null : patch.credential;
+  checkCredentialTransport(url, credential);
   return {
-    url, identity, branch, subPath, uniquenessKey: uniquenessKey(identity, branch, subPath),
+    url, identity, branch, subPath, uniquenessKey: uniquenessKey(identity, branch, subPath), credential,
     name: patch.name === undefined ? target.name : targetName(patch.name, repositoryName(identity)),
     projectId: patch.projectId === undefined ? target.projectId : projectId(patch.projectId),
     ...scheduleOnUpdate(target, patch),
@@ -141,6 +151,7 @@ function patchedContainer(target: ContainerTarget, patch: TargetPatch): Omit<Con
   if (patch.url !== undefined || patch.branch !== undefined || patch.subPath !== undefined) {
     throw refuse.invalid('a container image has no url, branch or subPath; image describes it');
   }
+  if (patch.credential !== undefined) throw refuse.invalid('a container image has no clone credential (sshKeyId, httpsTokenId)');
   const image = patch.image === undefined ? target.image : validateImageReference(patch.image);
   return {
     image,
@@ -158,7 +169,11 @@ const CHANGEABLE: readonly (keyof TargetChanges)[] = [
 function updateTarget(command: UpdateTarget, target: Target): TargetEvent[] {
   const after: Record<string, unknown> = target.kind === 'repository' ? patchedRepository(target, command.changes) : patchedContainer(target, command.changes);
   const before = target as unknown as Record<string, unknown>;
-  const changes = Object.fromEntries(CHANGEABLE.filter((field) => field in after && after[field] !== before[field]).map((field) => [field, after[field]]));
+  const changes: Record<string, unknown> = Object.fromEntries(CHANGEABLE.filter((field) => field in after && after[field] !== before[field]).map((field) => [field, after[field]]));
+  // An object: compared by id and kind, not by reference.
+  if ('credential' in after && !sameCredential(after.credential as CredentialRef | null, target.kind === 'repository' ? target.credential : null)) {
+    changes.credential = after.credential;
+  }
   if (Object.keys(changes).length === 0) return [];
   const keyMoved = target.kind === 'repository' && after.uniquenessKey !== target.uniquenessKey;
   return [{

@@ -26,6 +26,7 @@ import type { ExceptionQueries } from '../../application/triage/exception-querie
 import type { ReviewScheduler } from '../../application/triage/review-scheduler';
 import type { TriageService } from '../../application/triage/triage-service';
 import type { FeedSync } from '../../application/enrichment/feed-sync';
+import type { CredentialService } from '../../application/credentials/credential-service';
 import type { Logger } from 'winston';
 
 /** What the HTTP routes call: the application services, built by the container. */
@@ -59,4 +60,5 @@ export interface Services {
   scanLifecycle: ScanLifecycle;
   scanWorker: ScanWorker;
   scanScheduler: ScanScheduler;
+  credentials: CredentialService;
 }

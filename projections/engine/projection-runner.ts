@@ -96,13 +96,21 @@ export class ProjectionRunner {
         // One writer for the group: projections own disjoint tables, so their buffered rows
         // can all go out together at the end.
         const writer = new RowWriter(trx, this.db.engine);
+        const applied: string[] = [];
         for (const p of members) {
           const mine = events.filter((e) => handledBy(p, e.type));
-          if (mine.length > 0) await p.apply(writer, mine);
+          if (mine.length > 0) {
+            await p.apply(writer, mine);
+            applied.push(p.name);
+          }
         }
         await writer.flush();
+        // handled_position (v011) moves only for the projections that applied something: it
+        // versions their tables (the gate caches candidate issues under it).
+        const handled = applied.length === 0 ? trx.raw('handled_position')
+          : trx.raw(`CASE WHEN name IN (${applied.map(() => '?').join(', ')}) THEN ? ELSE handled_position END`, [...applied, last.position]);
         await trx('projection_checkpoints').whereIn('name', members.map((m) => m.name))
-          .update({ commit_id: last.commit, position: last.position, updated_at: now });
+          .update({ commit_id: last.commit, position: last.position, updated_at: now, handled_position: handled });
         for (const m of members) committed.set(m.name, last);
       }
       return most;
@@ -194,7 +202,7 @@ export class ProjectionRunner {
       for (const p of selected) {
         for (const table of p.tables) await trx(table).del();
       }
-      await trx('projection_checkpoints').whereIn('name', selected.map((p) => p.name)).update({ commit_id: '0', position: 0, updated_at: new Date().toISOString() });
+      await trx('projection_checkpoints').whereIn('name', selected.map((p) => p.name)).update({ commit_id: '0', position: 0, handled_position: 0, updated_at: new Date().toISOString() });
     });
     while ((await this.step(selected)) === this.batchSize) { /* replaying */ }
   }

@@ -2,6 +2,7 @@ import { RouteDef } from '../route';
 import { Services } from '../services';
 import { adminRoutes } from './admin';
 import { auditRoutes } from './audit';
+import { credentialRoutes } from './credentials';
 import { feedRoutes } from './feeds';
 import { gateRoutes } from './gate';
 import { identityRoutes } from './identity';
@@ -14,5 +15,5 @@ import { targetRoutes } from './targets';
 import { triageRoutes } from './triage';
 
 export function allRoutes(s: Services): RouteDef[] {
-  return [...adminRoutes(s), ...feedRoutes(s), ...auditRoutes(s), ...identityRoutes(s), ...targetRoutes(s), ...issueRoutes(s), ...triageRoutes(s), ...importRoutes(s), ...reportImportRoutes(s), ...gateRoutes(s), ...scanRoutes(s), ...scorecardRoutes(s)];
+  return [...adminRoutes(s), ...feedRoutes(s), ...auditRoutes(s), ...identityRoutes(s), ...targetRoutes(s), ...issueRoutes(s), ...triageRoutes(s), ...importRoutes(s), ...reportImportRoutes(s), ...gateRoutes(s), ...scanRoutes(s), ...scorecardRoutes(s), ...credentialRoutes(s)];
 }

@@ -16,7 +16,12 @@ const TargetCommon = {
   id: Type.Integer(), name: Type.String(), projectId: Nullable(Type.Integer()), scanManualOnly: Type.Boolean(), scanIntervalMinutes: Nullable(Type.Integer()),
   scanCron: Nullable(Type.String()), schedule: Schedule, lastScheduledScanAt: Nullable(Type.String()), createdAt: Type.String(), updatedAt: Type.String(),
 };
-const Repository = Type.Object({ ...TargetCommon, url: Type.String(), identity: Type.String(), branch: Type.String(), subPath: Type.String(), detectedLanguages: Nullable(Type.Array(Type.String())) });
+const Repository = Type.Object({
+  ...TargetCommon, url: Type.String(), identity: Type.String(), branch: Type.String(), subPath: Type.String(), detectedLanguages: Nullable(Type.Array(Type.String())),
+  sshKeyId: Nullable(Type.Integer()), httpsTokenId: Nullable(Type.Integer()),
+});
+/** The stored clone credential a repository names (GET /credentials): at most one; null clears; administrators only. */
+const CredentialFields = { sshKeyId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), httpsTokenId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))) };
 const Container = Type.Object({ ...TargetCommon, image: Type.String() });
 const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })), after: Type.Optional(Type.Integer({ minimum: 0 })) });
 const writeRule = { sessionOnly: true } as const;
@@ -65,8 +70,8 @@ export function targetRoutes(s: Services): RouteDef[] {
       responses: { 200: { description: 'Groups' } }, handler: async () => s.targets.duplicates(),
     },
     ...perKind('repository', 'repositories', Repository,
-      Type.Object({ url: Type.String({ minLength: 1, maxLength: 2048 }), branch: Type.Optional(Type.String({ maxLength: 255 })), subPath: Type.Optional(Type.String({ maxLength: 1024 })), name: Type.Optional(Type.String({ maxLength: 200 })), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
-      Type.Object({ url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })), branch: Type.Optional(Type.String({ maxLength: 255 })), subPath: Type.Optional(Type.String({ maxLength: 1024 })), name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
+      Type.Object({ url: Type.String({ minLength: 1, maxLength: 2048 }), branch: Type.Optional(Type.String({ maxLength: 255 })), subPath: Type.Optional(Type.String({ maxLength: 1024 })), name: Type.Optional(Type.String({ maxLength: 200 })), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
+      Type.Object({ url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })), branch: Type.Optional(Type.String({ maxLength: 255 })), subPath: Type.Optional(Type.String({ maxLength: 1024 })), name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
       'Repository'),
     ...perKind('container', 'containers', Container,
       Type.Object({ image: Type.String({ minLength: 1, maxLength: 1024 }), name: Type.Optional(Type.String({ maxLength: 200 })), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),

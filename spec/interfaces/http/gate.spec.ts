@@ -240,6 +240,22 @@ describe('Gate: POST /gate and the verdict register', function () {
       expect(withTriaged.body.violations.map((x: any) => x.identifier)).to.deep.equal(['CVE-K', 'CVE-C', 'CVE-H']);
     });
 
+    it('repeated calls never answer from an older backlog: a new finding, a triage and a resolution count on the next call', async () => {
+      const busy = await repository('https://git.example/gate/repeated');
+      await scanned(v, 'repository', busy);
+      await seedFindings(v, { kind: 'repository', id: busy }, [{ ruleId: 'CVE-1', severity: 'low' }]);
+      for (let i = 0; i < 3; i++) expect((await gate(scanKey, { repositoryId: busy })).body.passed).to.equal(true);
+      await seedFindings(v, { kind: 'repository', id: busy }, [{ ruleId: 'CVE-1', severity: 'low' }, { ruleId: 'CVE-2', severity: 'critical' }]);
+      const failed = await gate(scanKey, { repositoryId: busy });
+      expect(failed.body.violations.map((x: any) => x.identifier)).to.deep.equal(['CVE-2']);
+      const issue = failed.body.violations[0].issueId;
+      expect((await v.request('POST', `/issues/${issue}/triage`, { token: admin, body: { status: 'not_affected', justification: 'code_not_reachable' } })).status).to.equal(200);
+      expect((await gate(scanKey, { repositoryId: busy })).body.passed).to.equal(true);
+      expect((await gate(scanKey, { repositoryId: busy, policy: { include_triaged: true } })).body.passed).to.equal(false);
+      await seedFindings(v, { kind: 'repository', id: busy }, [{ ruleId: 'CVE-1', severity: 'low' }]);
+      expect((await gate(scanKey, { repositoryId: busy, policy: { include_triaged: true } })).body.passed).to.equal(true);
+    });
+
     it('resolved issues no longer count', async () => {
       const gone = await repository('https://git.example/gate/resolved');
       await scanned(v, 'repository', gone);

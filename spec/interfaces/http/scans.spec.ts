@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import { ManualClock } from '../../../application/ports/clock';
 import { ScanFailure } from '../../../application/ports/scanning';
 import { FakeExecutor, FakeNormaliser, result, step } from '../../application/scans/fakes';
@@ -18,7 +19,8 @@ describe('Scans: requests, GET /scans, the built-in worker (spec 1 §2.2, §3.1,
   before(async () => {
     clock = new ManualClock(new Date('2026-01-05T09:00:00.000Z'));
     executor = new FakeExecutor();
-    v = await startVigil({ clock, overrides: { scanExecutor: executor, normaliser: new FakeNormaliser() } });
+    // With an ENCRYPTION_KEY the built-in worker holds credentials (without one, S1.3.1-20 scans wait: credential-scans.spec.ts).
+    v = await startVigil({ clock, env: { ENCRYPTION_KEY: randomBytes(32).toString('base64') }, overrides: { scanExecutor: executor, normaliser: new FakeNormaliser() } });
     admin = await v.signIn();
   });
   after(async () => { await v.stop(); });

@@ -1,0 +1,38 @@
+import { credentialStream, CredentialEvent, currentSecret } from '../../domain/credentials/credential';
+import { Database } from '../../infrastructure/db/database';
+import { EventStore } from '../ports/event-store';
+import { CloneCredential, ScanFailure, ScanTarget } from '../ports/scanning';
+import { SecretBox, SecretUnusable } from '../ports/secret-box';
+
+/**
+ * Hands the built-in worker the credential a repository names, unsealed for one run (issue #4). It
+ * reads the credential's stream (the only place the sealed secret lives) and opens it with the
+ * stream name as associated data. A credential removed meanwhile, or one no configured key opens
+ * (ENCRYPTION_KEY changed without the old one in VIGIL_PREVIOUS_ENCRYPTION_KEYS), fails the scan
+ * permanently: "credential unusable" (spec 1 §3.1, S1.3.1-14). Reasons never hold the secret.
+ */
+export class CloneCredentials {
+  constructor(private readonly db: Database, private readonly store: EventStore, private readonly box: SecretBox) {}
+
+  async forTarget(target: ScanTarget): Promise<CloneCredential | undefined> {
+    if (target.kind !== 'repository') return undefined;
+    const row: { credential_id: number | null } | undefined = await this.db.knex('repositories').where({ id: target.id }).select('credential_id').first();
+    if (!row || row.credential_id === null) return undefined;
+    const id = Number(row.credential_id);
+    const recorded = await this.store.readStream<CredentialEvent['data']>(credentialStream(id));
+    const secret = currentSecret(recorded.map((r) => ({ type: r.type, data: r.data }) as CredentialEvent));
+    if (!secret) throw new ScanFailure('permanent', `credential unusable: stored credential ${id} was removed; name another one on repository ${target.id}.`);
+    let plaintext: string;
+    try {
+      plaintext = this.box.open(secret.facts.sealed, credentialStream(id));
+    } catch (error) {
+      if (!(error instanceof SecretUnusable)) throw error;
+      throw new ScanFailure('permanent', `credential unusable: stored credential ${id} ("${secret.name}") cannot be opened: ${error.message}. Put the key that sealed it in VIGIL_PREVIOUS_ENCRYPTION_KEYS, or store the secret again (PUT /credentials/${id}).`);
+    }
+    if (secret.kind === 'https_token' && secret.facts.https) {
+      return { kind: 'https_token', id, host: secret.facts.https.host, username: secret.facts.https.username, token: plaintext };
+    }
+    if (secret.kind === 'ssh_key' && secret.facts.ssh) return { kind: 'ssh_key', id, privateKey: plaintext, knownHosts: secret.facts.ssh.knownHosts };
+    throw new ScanFailure('permanent', `credential unusable: stored credential ${id} is incomplete.`);
+  }
+}
