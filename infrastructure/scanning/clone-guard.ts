@@ -24,9 +24,9 @@ import ipaddr from 'ipaddr.js';
  * git:// connect by name again, so a DNS answer changing between check and connect is a residual
  * risk for those two.
  *
- * The targets context should call `CloneGuard.check` when a repository is registered or its URL
- * changes (spec 1 §8.3 "checked on entry"); application/targets does not call it yet. The executor
- * calls it before each clone.
+ * Checked on entry (spec 1 §8.3): the targets context asks it, through the CloneUrlCheck port,
+ * when a repository is registered or its URL changes (a name that does not resolve then is let
+ * through: the check before each clone decides). The executor calls it before each clone.
  */
 export type Lookup = (host: string) => Promise<string[]>;
 
