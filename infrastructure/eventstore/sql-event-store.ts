@@ -91,13 +91,14 @@ export class SqlEventStore implements EventStore {
     // 'any' passes null: no check. Columns go as arrays (unnest): the statement text never
     // changes, so PostgreSQL keeps it prepared per connection (no parse or plan per append).
     const expected = append.expectedRevision === 'any' ? null : append.expectedRevision === 'no_stream' ? -1 : Number(append.expectedRevision);
+    const shared = append.rows.every((r) => r.metadata === append.rows[0].metadata) ? append.rows[0].metadata : null;
     const values = [
-      append.stream, append.stream, append.rows.map((r) => r.event_id), append.rows.map((_, i) => i), append.rows.map((r) => r.type),
-      append.rows.map((r) => r.data), append.rows.map((r) => r.metadata), expected, expected,
+      append.stream, append.rows.map((r) => r.event_id), append.rows.map((r) => r.type),
+      `[${append.rows.map((r) => r.data).join(',')}]`, shared, shared === null ? `[${append.rows.map((r) => r.metadata).join(',')}]` : '[]', expected,
     ];
     let rows: EventRow[];
     try {
-      rows = await this.query<EventRow>('vigil_append_one_stream', APPEND_ONE_STREAM, values);
+      rows = await this.query<EventRow>('vigil_append_one_stream_v2', APPEND_ONE_STREAM, values);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       rows = [];
@@ -108,7 +109,7 @@ export class SqlEventStore implements EventStore {
       const actual = (await this.currentRevisions(this.db.knex, [append.stream])).get(append.stream) ?? null;
       throw new WrongExpectedRevision(append.stream, append.expectedRevision, actual);
     }
-    const last = rows.reduce((a, b) => (Number(a.revision) > Number(b.revision) ? a : b));
+    const [last] = rows;
     return { nextRevision: Number(last.revision), cursor: cursorOf(last) };
   }
 
@@ -118,7 +119,10 @@ export class SqlEventStore implements EventStore {
    */
   private async query<R>(name: string, text: string, values: unknown[]): Promise<R[]> {
     if (this.db.engine !== 'postgres') {
-      return rawRows<R>(this.db, await this.db.knex.raw(text.replace(/\$\d+/g, '?'), values as never));
+      // knex binds `?` by position: each `$n` becomes one, with its value repeated where reused.
+      const ordered: unknown[] = [];
+      const positional = text.replace(/\$(\d+)/g, (_, n: string) => { ordered.push(values[Number(n) - 1]); return '?'; });
+      return rawRows<R>(this.db, await this.db.knex.raw(positional, ordered as never));
     }
     const client = this.db.knex.client as unknown as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
     const connection = await client.acquireConnection();
@@ -259,12 +263,22 @@ interface Planned { stream: string; event: NewEvent; revision: number }
 
 interface PgConnection { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }> }
 
-const APPEND_ONE_STREAM = `WITH cur AS (SELECT coalesce(max(revision), -1) AS rev FROM events WHERE stream_id = $1)
-  INSERT INTO events (event_id, stream_id, revision, type, data, metadata)
-  SELECT v.event_id, $2::varchar, cur.rev + 1 + v.ord, v.type, v.data, v.metadata
-    FROM cur, unnest($3::uuid[], $4::int[], $5::varchar[], $6::text[], $7::text[]) AS v(event_id, ord, type, data, metadata)
-   WHERE $8::int IS NULL OR cur.rev = $9::int
-  RETURNING position, revision, commit_id::text AS commit_id`;
+/**
+ * One stream's append in one statement (see appendInOneStatement). Columns travel as few, cheap
+ * parameters: ids and types as arrays, the data of all events as ONE JSON array whose elements
+ * PostgreSQL splits in C (json keeps each element's text exactly as sent), and the metadata once
+ * when the events share it (a command's events do) instead of once per event. Only the last row
+ * comes back. For 500 events this halves what the driver escapes and sends.
+ */
+const APPEND_ONE_STREAM = `WITH cur AS (SELECT coalesce(max(revision), -1) AS rev FROM events WHERE stream_id = $1::varchar),
+  ins AS (
+    INSERT INTO events (event_id, stream_id, revision, type, data, metadata)
+    SELECT v.event_id, $1::varchar, cur.rev + v.ord::int, v.type, v.data::text, coalesce($5::text, v.meta::text)
+      FROM cur, ROWS FROM (unnest($2::uuid[]), unnest($3::varchar[]), json_array_elements($4::json), json_array_elements($6::json))
+           WITH ORDINALITY AS v(event_id, type, data, meta, ord)
+     WHERE $7::int IS NULL OR cur.rev = $7::int
+    RETURNING position, revision, commit_id)
+  SELECT position, revision, commit_id::text AS commit_id FROM ins ORDER BY position DESC LIMIT 1`;
 
 interface SerialisedRow {
   event_id: string;
