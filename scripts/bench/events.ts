@@ -3,7 +3,7 @@ import { NewEvent } from '../../application/ports/event-store';
 import { SqlEventStore } from '../../infrastructure/eventstore/sql-event-store';
 import { allProjections } from '../../projections';
 import { ProjectionRunner } from '../../projections/engine/projection-runner';
-import { benchDatabase, rate, timed } from './support';
+import { benchDatabase, cpuMeter, rate, startProfiler, timed } from './support';
 
 /**
  * npm run bench:events — against PostgreSQL (VIGIL_BENCH_PG_URL):
@@ -67,8 +67,12 @@ async function main(): Promise<void> {
     }
     const total = Number((await db.knex('events').count({ n: '*' }).first())!.n);
     const runner = new ProjectionRunner(db, store, allProjections);
+    const profiler = process.env.BENCH_PROFILE ? await startProfiler() : null;
+    const cpu = cpuMeter();
     const replay = await timed(() => runner.rebuild());
-    console.log(`projection replay: ${rate(total, replay.ms)} events/s (${total} events through ${allProjections.length} projections: ${allProjections.map((p) => p.name).join(', ')}; ${replay.ms.toFixed(0)} ms)`);
+    const used = cpu.stop();
+    if (profiler) await profiler.stop(process.env.BENCH_PROFILE!);
+    console.log(`projection replay: ${rate(total, replay.ms)} events/s (${total} events through ${allProjections.length} projections: ${allProjections.map((p) => p.name).join(', ')}; ${replay.ms.toFixed(0)} ms; CPU: Vigil ${used.processMs.toFixed(0)} ms, PostgreSQL ${used.postgresMs.toFixed(0)} ms)`);
   } finally {
     await drop();
   }
