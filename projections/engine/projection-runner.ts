@@ -36,8 +36,6 @@ export class ProjectionRunner {
   private lastError: Error | null = null;
   /** A command appended while a step ran: step again at once instead of sleeping. */
   private nudged = false;
-  /** The page after the last full batch, being read (see prefetch). */
-  private prefetched: { key: string; promise: Promise<RecordedEvent[] | null> } | null = null;
   private readonly waiters: CheckpointWaiters;
 
   constructor(
@@ -91,12 +89,10 @@ export class ProjectionRunner {
       let most = 0;
       const now = new Date().toISOString();
       for (const { from, members } of groups.values()) {
-        const events = (await this.takePrefetched(from)) ?? await this.source.readAll(from, this.batchSize, this.options.sourceIsDatabase === false ? undefined : trx);
+        const events = await this.source.readAll(from, this.batchSize, this.options.sourceIsDatabase === false ? undefined : trx);
         if (events.length === 0) continue;
         most = Math.max(most, events.length);
         const last = events[events.length - 1].cursor;
-        // A full batch during catch-up or a rebuild: read the next page while this one is applied.
-        if (groups.size === 1 && events.length === this.batchSize) this.prefetch(last);
         // One writer for the group: projections own disjoint tables, so their buffered rows
         // can all go out together at the end.
         const writer = new RowWriter(trx, this.db.engine);
@@ -121,26 +117,6 @@ export class ProjectionRunner {
     });
     this.waiters.observe(committed);
     return most;
-  }
-
-  /**
-   * The next page, read on another connection while the current batch is applied and committed,
-   * so that the database reads while this process computes. Reading it outside the step's
-   * transaction is safe: a page from a cursor only ever grows at its end (events commit with
-   * larger commit ids than any already visible), so the prefetched page is a prefix of what the
-   * step would read, and the step continues from its last event.
-   */
-  private prefetch(after: Cursor): void {
-    const promise = this.source.readAll(after, this.batchSize).catch(() => null);
-    this.prefetched = { key: `${after.commit}:${after.position}`, promise };
-  }
-
-  private async takePrefetched(from: Cursor): Promise<RecordedEvent[] | null> {
-    const ahead = this.prefetched;
-    this.prefetched = null;
-    if (!ahead || ahead.key !== `${from.commit}:${from.position}`) return null;
-    const events = await ahead.promise;
-    return events && events.length > 0 ? events : null;
   }
 
   /** Runs every projection until none has anything left (catch-up). */
