@@ -11,7 +11,9 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { title: string;
     for (const [where, schema] of [['path', r.params], ['query', r.query]] as const) {
       const props = (schema as { properties?: Record<string, unknown>; required?: string[] } | undefined)?.properties ?? {};
       const required = new Set((schema as { required?: string[] } | undefined)?.required ?? []);
-      for (const [name, s] of Object.entries(props)) parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: plain(s) });
+      // Query values may carry reserved characters as they are (a branch `feature/x` sent by a
+      // pipeline without percent-encoding it): RFC 3986 allows them in a query.
+      for (const [name, s] of Object.entries(props)) parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: plain(s), ...(where === 'query' ? { allowReserved: true } : {}) });
     }
     for (const match of r.path.matchAll(/\{([^}]+)\}/g)) {
       if (!parameters.some((p) => (p as { name: string }).name === match[1])) parameters.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });

@@ -114,6 +114,10 @@ describe('coverage, test-report and build SBOM imports over HTTP', function () {
       expect(r.body).to.include({ commit: 'DeadBeef0123', branch: 'feature/été' });
       const list = await v.request('GET', `/repositories/${s.repositoryId}/coverage-imports`, { token: admin });
       expect(list.body[0]).to.include({ id: r.body.id, commit: 'DeadBeef0123', branch: 'feature/été', source: s.slug });
+      // A pipeline that does not percent-encode the slash of its branch is understood alike.
+      const raw = await coverage(s, lcov([['a.c', 1, 1]]), 'lcov', { query: 'commit=abc&branch=release/2.0' });
+      expect(raw.status, raw.text).to.equal(201);
+      expect(raw.body).to.include({ branch: 'release/2.0' });
     });
 
     it('[S1.4.3-43] a commit that is not hexadecimal (or empty, or over 64 digits): 400, nothing written', async () => {
