@@ -3,14 +3,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { expect } from 'chai';
 import Docker from 'dockerode';
-import { SCAN_STEPS, ScanFailure, ScanJob, ScanStep, ScanTarget } from '../../../application/ports/scanning';
+import { SCAN_STEPS, ScanJob, ScanStep, ScanTarget } from '../../../application/ports/scanning';
 import { CloneGuard } from '../../../infrastructure/scanning/clone-guard';
 import { ContainerSpec, DockerRunner, PullOptions } from '../../../infrastructure/scanning/docker-runner';
 import { DockerScanExecutor, DockerScanExecutorOptions, SCANNER_MEMORY_BYTES, SCANNER_TIMEOUT_MS } from '../../../infrastructure/scanning/executor';
 import { ScannerOutputNormaliser } from '../../../infrastructure/scanning/normalise';
 import { ScannerSettings } from '../../../infrastructure/scanning/settings';
 import { corpusPath, requireCorpus } from '../../support/corpus';
-import { GitServer, requireDocker, standIn, startGitServer } from './support';
+import { failure, GitServer, requireDocker, standIn, startGitServer } from './support';
 
 /**
  * The executor and the container runner against a real Docker engine (scripts/ci/docker.sh starts
@@ -38,15 +38,6 @@ class RecordingRunner extends DockerRunner {
   }
 }
 
-async function failure(promise: Promise<unknown>): Promise<ScanFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(ScanFailure);
-    return error as ScanFailure;
-  }
-  throw new Error('expected a ScanFailure');
-}
 
 async function scannerContainers(docker: Docker): Promise<number> {
   return (await docker.listContainers({ all: true, filters: { label: ['vigil.scanner=true'] } })).length;

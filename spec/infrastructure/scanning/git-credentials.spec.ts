@@ -3,23 +3,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { expect } from 'chai';
-import { CloneCredential, ScanFailure, ScanTarget } from '../../../application/ports/scanning';
+import { CloneCredential, ScanTarget } from '../../../application/ports/scanning';
 import { CloneGuard } from '../../../infrastructure/scanning/clone-guard';
 import { cloneRepository, GitCloneOptions, withWorkspace } from '../../../infrastructure/scanning/git';
 import { CREDENTIAL_DIR, shellQuote, sshOptionPath } from '../../../infrastructure/scanning/git-credentials';
 import {
   GitRecording, HttpsGitServer, recordingGit, requireSshd, SshGitServer, startHttpsGitServer, startSshGitServer,
 } from './git-servers';
+import { failure } from './support';
 
-async function failure(promise: Promise<unknown>): Promise<ScanFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(ScanFailure);
-    return error as ScanFailure;
-  }
-  throw new Error('expected a ScanFailure');
-}
 
 /** Every file under `dir` (symbolic links not followed) whose content contains one of `needles`. */
 function filesContaining(dir: string, needles: string[]): string[] {

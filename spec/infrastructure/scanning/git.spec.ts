@@ -3,21 +3,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { expect } from 'chai';
-import { ScanFailure, ScanTarget } from '../../../application/ports/scanning';
+import { ScanTarget } from '../../../application/ports/scanning';
 import { CloneGuard } from '../../../infrastructure/scanning/clone-guard';
 import { classifyCloneFailure, cloneRepository, GitCloneOptions, resolveSubPath, withWorkspace } from '../../../infrastructure/scanning/git';
 import { detectLanguages, languageOfFile } from '../../../infrastructure/scanning/languages';
-import { freePort, GitServer, startGitServer, startSilentServer } from './support';
+import { failure, freePort, GitServer, startGitServer, startSilentServer } from './support';
 
-async function failure(promise: Promise<unknown>): Promise<ScanFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(ScanFailure);
-    return error as ScanFailure;
-  }
-  throw new Error('expected a ScanFailure');
-}
 
 describe('Clone into a workspace with the real git binary (infrastructure/scanning/git.ts)', function () {
   this.timeout(30_000);

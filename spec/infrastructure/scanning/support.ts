@@ -3,7 +3,9 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { expect } from 'chai';
 import Docker from 'dockerode';
+import { ScanFailure } from '../../../application/ports/scanning';
 
 /**
  * Test support for the scanning specs: a real bare repository served on loopback by `git daemon`,
@@ -148,4 +150,15 @@ export async function requireDocker(context: Mocha.Context): Promise<Docker> {
   console.warn(`  [docker] ${problem}: skipping "${context.test?.parent?.fullTitle() ?? 'suite'}".`);
   context.skip();
   return docker;
+}
+
+/** The ScanFailure a promise rejects with (anything else fails the test). */
+export async function failure(promise: Promise<unknown>): Promise<ScanFailure> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(ScanFailure);
+    return error as ScanFailure;
+  }
+  throw new Error('expected a ScanFailure');
 }
