@@ -25,6 +25,15 @@ export interface Decided<E extends DomainEvent, S> {
   append: AppendResult | null;
 }
 
+/** Decisions on several streams, appended in one commit. */
+export type StreamDecisions = ReadonlyArray<{ stream: string; events: DomainEvent[]; expectedRevision: ExpectedRevision }>;
+
+/** A commit's result and the distinct event types whose read models must reach it. */
+export interface Committed {
+  result: AppendResult;
+  types: string[];
+}
+
 export function metadataOf(ctx: RequestContext): EventMetadata {
   return { actor: ctx.actor, address: ctx.address ?? null, userAgent: ctx.userAgent ?? null, correlationId: ctx.correlationId ?? null, at: ctx.now.toISOString() };
 }
@@ -76,12 +85,32 @@ export class CommandHandler {
   }
 
   /** Several streams in one commit, for decisions already taken (e.g. a target and its key reservation). */
-  async appendAll(appends: Array<{ stream: string; events: DomainEvent[]; expectedRevision: ExpectedRevision }>, ctx: RequestContext): Promise<AppendResult> {
+  async appendAll(appends: StreamDecisions, ctx: RequestContext): Promise<AppendResult> {
+    const committed = await this.commit(appends, ctx);
+    await this.readYourWrites(committed);
+    return committed.result;
+  }
+
+  /**
+   * appendAll without the wait for the read models, for a caller holding a large decision (a
+   * 50,000-finding report): a suspended async function keeps its locals alive, so that caller
+   * commits from a frame that ends, lets go of the decision, then calls readYourWrites.
+   */
+  async commit(appends: StreamDecisions, ctx: RequestContext): Promise<Committed> {
+    const types = new Set<string>();
+    for (const a of appends) for (const e of a.events) types.add(e.type);
+    const result = await this.store.appendMany(this.batchOf(appends, ctx));
+    return { result, types: [...types] };
+  }
+
+  /** Waits until the read models that handle the committed event types have them (trap 3). */
+  async readYourWrites(committed: Committed): Promise<void> {
+    await this.barrier.waitFor(committed.result, committed.types);
+  }
+
+  private batchOf(appends: StreamDecisions, ctx: RequestContext): StreamAppend[] {
     const metadata = metadataOf(ctx);
-    const batch: StreamAppend[] = appends.filter((a) => a.events.length).map((a) => ({ stream: a.stream, expectedRevision: a.expectedRevision, events: this.toNew(a.events, ctx, metadata) }));
-    const result = await this.store.appendMany(batch);
-    await this.barrier.waitFor(result, appends.flatMap((a) => a.events.map((e) => e.type)));
-    return result;
+    return appends.filter((a) => a.events.length).map((a) => ({ stream: a.stream, expectedRevision: a.expectedRevision, events: this.toNew(a.events, ctx, metadata) }));
   }
 
   /**

@@ -2,7 +2,7 @@ import { byIdentity, KnownIssue, reconcile, unknownKeys } from '../../domain/bac
 import { Finding, issueStream, Provenance, TargetKind } from '../../domain/backlog/issue';
 import { DomainEvent } from '../../domain/shared/decider';
 import { Database } from '../../infrastructure/db/database';
-import { CommandHandler, RequestContext } from '../command-handler';
+import { CommandHandler, Committed, RequestContext } from '../command-handler';
 import { ExpectedRevision, WrongExpectedRevision } from '../ports/event-store';
 import { IdGenerator } from '../ports/ids';
 
@@ -43,23 +43,44 @@ export class BacklogService {
         throw new Error(`ingest: finding outside its scope (${f.toolKey} on ${f.targetKind} ${f.targetId})`);
       }
     }
-    const reported = byIdentity(findings);
+    // A suspended async function keeps its parameters and locals alive until it returns: the
+    // findings and their index are let go before the read models are waited for, which for a
+    // 50,000-result import is the longest part (a caller that lets go of its own array, as the
+    // SARIF import does, then holds nothing of the report while the issues are projected).
+    let reported: Map<string, Finding> | null = byIdentity(findings);
+    findings = [];
     for (let attempt = 0; ; attempt++) {
-      const known = await this.known(scope);
-      const fresh = unknownKeys(reported, known);
-      const ids = await this.ids.nextBlock('issue', fresh.length);
-      const plan = reconcile(reported, known, new Map(fresh.map((k, i) => [k, ids[i]])), provenance, ctx.now.toISOString());
-      const outcome = { created: plan.created, resolved: plan.resolved, reopened: plan.reopened };
+      let committed: Committed & { outcome: IngestOutcome };
       try {
-        await this.commands.appendAll([
-          record(outcome),
-          ...plan.changes.map((c) => ({ stream: c.stream, events: [c.event], expectedRevision: c.expectedRevision })),
-        ], ctx);
-        return outcome;
+        committed = await this.commit(ctx, scope, reported, provenance, record);
       } catch (error) {
         if (!(error instanceof WrongExpectedRevision) || attempt >= 3) throw error;
+        continue;
       }
+      reported = null;
+      await this.commands.readYourWrites(committed);
+      return committed.outcome;
     }
+  }
+
+  /** One reconciliation against the backlog as it is now, appended in one commit (its plan dies with this frame). */
+  private async commit(
+    ctx: RequestContext,
+    scope: BacklogScope,
+    reported: ReadonlyMap<string, Finding>,
+    provenance: Provenance,
+    record: (outcome: IngestOutcome) => { stream: string; events: DomainEvent[]; expectedRevision: ExpectedRevision },
+  ): Promise<Committed & { outcome: IngestOutcome }> {
+    const known = await this.known(scope);
+    const fresh = unknownKeys(reported, known);
+    const ids = await this.ids.nextBlock('issue', fresh.length);
+    const plan = reconcile(reported, known, new Map(fresh.map((k, i) => [k, ids[i]])), provenance, ctx.now.toISOString());
+    const outcome = { created: plan.created, resolved: plan.resolved, reopened: plan.reopened };
+    const committed = await this.commands.commit([
+      record(outcome),
+      ...plan.changes.map((c) => ({ stream: c.stream, events: [c.event], expectedRevision: c.expectedRevision })),
+    ], ctx);
+    return { ...committed, outcome };
   }
 
   private async known(scope: BacklogScope): Promise<Map<string, KnownIssue>> {

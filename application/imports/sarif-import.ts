@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Finding, importToolKey, Provenance } from '../../domain/backlog/issue';
 import { Database } from '../../infrastructure/db/database';
 import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
-import { parseSarif, toolLabel } from '../../infrastructure/parsers/sarif';
+import { parseSarif, SarifParseResult, SarifRun, toolLabel } from '../../infrastructure/parsers/sarif';
 import { BacklogService } from '../backlog/backlog-service';
 import { RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
@@ -20,13 +20,18 @@ export class SarifImportService {
 
   async import(ctx: RequestContext, principal: Principal, repositoryId: number, body: Buffer) {
     const source = await this.access.check(ctx, principal, 'sarif', repositoryId);
-    let parsed;
+    let parsed: SarifParseResult | null;
     try {
       parsed = parseSarif(body);
     } catch (error) {
       if (error instanceof ImportRefusal) throw new HttpRefusal(error.status, error.message);
       throw error;
     }
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    // Let go of the upload: a suspended async function keeps its parameters alive until it
+    // returns, and the route handed the body over rather than keeping it on the request.
+    body = RELEASED;
+    const { resultsCount } = parsed;
     const declared = new Set(source.toolList.map((t) => t.toLowerCase()));
     const undeclared = [...new Set(parsed.runs.map((r) => r.toolName).filter((name) => !declared.has(name.toLowerCase())))];
     if (undeclared.length) {
@@ -35,35 +40,28 @@ export class SarifImportService {
       throw new HttpRefusal(403, reason);
     }
     const id = await this.ids.next('sarif_import');
-    const sha256 = createHash('sha256').update(body).digest('hex');
     const tools = parsed.runs.map((r) => toolLabel(r));
-    const findings: Finding[] = [];
-    const toolKeys = new Set<string>();
-    for (const run of parsed.runs) {
-      const toolKey = importToolKey(source.slug, run.toolName);
-      toolKeys.add(toolKey);
-      for (const f of run.findings) {
-        findings.push({
-          targetKind: 'repository', targetId: repositoryId, toolKey, ruleId: f.ruleId, path: f.path, type: 'imported', severity: f.severity,
-          line: f.line, title: f.message || f.ruleId, identifier: f.ruleId, packageName: null, packageVersion: null, fixable: null,
-          toolName: run.toolName, toolVersion: run.toolVersion,
-        });
-      }
-    }
+    const toolKeys = [...new Set(parsed.runs.map((r) => importToolKey(source.slug, r.toolName)))];
     // Several runs of one tool form one report of that tool (a report must not be split).
     const toolVersion = parsed.runs.map((r) => r.toolVersion).find((v) => v) ?? null;
     const provenance: Provenance = { origin: 'import', source: source.slug, toolName: parsed.runs.map((r) => r.toolName).join(', '), toolVersion, recordId: id };
-    const outcome = await this.backlog.ingest(ctx, { targetKind: 'repository', targetId: repositoryId, toolKeys: [...toolKeys] }, findings, provenance, (o) => ({
+    let findings: Finding[] | null = findingsOf(parsed.runs, source.slug, repositoryId);
+    parsed = null; // its results were copied into the findings
+    const ingesting = this.backlog.ingest(ctx, { targetKind: 'repository', targetId: repositoryId, toolKeys }, findings, provenance, (o) => ({
       stream: `sarif-import-${id}`, expectedRevision: 'no_stream',
       events: [{
         type: 'SarifImportAccepted',
         data: {
-          id, repositoryId, sourceSlug: source.slug, accountId: principal.accountId, apiKeyId: principal.keyId, resultsCount: parsed.resultsCount,
+          id, repositoryId, sourceSlug: source.slug, accountId: principal.accountId, apiKeyId: principal.keyId, resultsCount,
           createdCount: o.created, resolvedCount: o.resolved, reopenedCount: o.reopened, tools, sha256,
         },
       }],
     }));
-    return { id, resultsCount: parsed.resultsCount, createdCount: outcome.created, resolvedCount: outcome.resolved, reopenedCount: outcome.reopened, tools, sha256 };
+    // ingest has taken what it needs before its first await; the backlog lets go of the findings
+    // once they are committed, so nothing of the report stays while the issues are projected.
+    findings = null;
+    const outcome = await ingesting;
+    return { id, resultsCount, createdCount: outcome.created, resolvedCount: outcome.resolved, reopenedCount: outcome.reopened, tools, sha256 };
   }
 
   /** The latest 50 SARIF imports of a repository, newest first. */
@@ -74,4 +72,23 @@ export class SarifImportService {
       resolvedCount: Number(r.resolved_count), reopenedCount: Number(r.reopened_count), tools: JSON.parse(r.tools), sha256: r.sha256, createdAt: r.created_at,
     }));
   }
+}
+
+/** Stands in for an upload already let go of. */
+const RELEASED = Buffer.alloc(0);
+
+/** Each run's findings as backlog findings of that run's tool scope, `import:<slug>/<tool>`. */
+function findingsOf(runs: readonly SarifRun[], slug: string, repositoryId: number): Finding[] {
+  const findings: Finding[] = [];
+  for (const run of runs) {
+    const toolKey = importToolKey(slug, run.toolName);
+    for (const f of run.findings) {
+      findings.push({
+        targetKind: 'repository', targetId: repositoryId, toolKey, ruleId: f.ruleId, path: f.path, type: 'imported', severity: f.severity,
+        line: f.line, title: f.message || f.ruleId, identifier: f.ruleId, packageName: null, packageVersion: null, fixable: null,
+        toolName: run.toolName, toolVersion: run.toolVersion,
+      });
+    }
+  }
+  return findings;
 }

@@ -10,7 +10,10 @@ export class SqlIdGenerator implements IdGenerator {
   constructor(private readonly db: Database) {}
 
   uuid(): string {
-    return randomUUID();
+    // randomUUID() builds its text by concatenating some twenty pieces, and V8 keeps that tree
+    // (about 490 bytes) until the string is read whole; copied out it is one 64-byte string.
+    // Every event id goes through here: a 50,000-event commit held 24 MB of such trees.
+    return Buffer.from(randomUUID(), 'latin1').toString('latin1');
   }
 
   async next(kind: string): Promise<number> {

@@ -41,13 +41,7 @@ const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v
 const objects = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
 export function parseSarif(body: Buffer | string): SarifParseResult {
-  const text = decodeUnicodeText(body, 'SARIF log');
-  let log: unknown;
-  try {
-    log = JSON.parse(text);
-  } catch (err) {
-    refuse(`The SARIF log is not readable as JSON (${(err as Error).message}).`);
-  }
+  const log = readJson(body);
   if (!isObject(log)) refuse('The body is not a SARIF log: a SARIF log is a JSON object with "version" and "runs".');
   if (log.version !== '2.1.0') {
     const declared = typeof log.version === 'string' ? `declares version ${log.version}` : 'declares no version';
@@ -65,6 +59,16 @@ export function parseSarif(body: Buffer | string): SarifParseResult {
     return parsed.run;
   });
   return { runs, resultsCount };
+}
+
+/** The log as JSON, in its own frame: the decoded text (as large as the upload) is gone once it returns. */
+function readJson(body: Buffer | string): unknown {
+  const text = decodeUnicodeText(body, 'SARIF log');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    refuse(`The SARIF log is not readable as JSON (${(err as Error).message}).`);
+  }
 }
 
 /** "name version" per run for the import's tools field; a comma in a version becomes ";" (S1.4.3-04). */

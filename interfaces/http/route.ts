@@ -23,6 +23,17 @@ export interface VigilRequest extends Request {
   route_?: RouteDef;
 }
 
+/**
+ * A raw upload's bytes, taken off the request: a handler that passes them on this way does not
+ * keep them (up to 32 MB) alive on `req` until the answer is sent, so the service can let go of
+ * them as soon as it has read them.
+ */
+export function takeBody(req: VigilRequest): Buffer {
+  const body = req.body as Buffer;
+  req.body = undefined;
+  return body;
+}
+
 export interface RouteDef {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI form, below /api/v1: /repositories/{id} */

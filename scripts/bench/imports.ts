@@ -1,22 +1,17 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import * as http from 'node:http';
-import { AddressInfo } from 'node:net';
-import * as v8 from 'node:v8';
-import * as vm from 'node:vm';
+import * as fs from 'node:fs';
+import { createServer } from 'node:net';
+import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import winston from 'winston';
 import * as yazl from 'yazl';
-import { loadConfig } from '../../infrastructure/config/config';
-import { buildContainer, prepare, servicesOf } from '../../infrastructure/container';
-import { Database, openDatabase } from '../../infrastructure/db/database';
-import { createApp } from '../../interfaces/http/app';
-import { allRoutes } from '../../interfaces/http/routes';
+import { Database } from '../../infrastructure/db/database';
+import type { ProbeMessage, ProbePeaks } from './memory-probe';
 import { benchDatabase, timed } from './support';
 
 /**
  * npm run bench:imports — against PostgreSQL (VIGIL_BENCH_PG_URL), a real Vigil over HTTP on
- * loopback (the container as `npm start` builds it), one declared source for the repository:
+ * loopback, one declared source for the repository:
  *   (a) a generated 30 MB SARIF log with 50,000 results: accepted, visible to GET /issues, its time
  *       and the peak resident memory of the process; then the same document again (re-import);
  *   (b) a 15 MB JaCoCo report;  (c) a 30 MB zip of 2,000 JUnit documents;
@@ -25,74 +20,125 @@ import { benchDatabase, timed } from './support';
  * bytes once (JSON.parse of the document; for XML, of the same text as a JSON string; for the zip,
  * inflating its entries first) plus one bulk insert of as many rows as the import writes.
  * Targets (issue): (a) < 10 s, RSS < 600 MB, re-import < 5 s; (b), (c) < 5 s; (d) < 2 s.
- * Vigil runs in a child process of its own (this file, in server mode), so that its resident
- * memory is measured apart from the client that builds and sends the documents.
+ * Vigil runs as `npm start` runs it, in a process of its own (so that its memory is measured apart
+ * from the client that builds and sends the documents): `npm run build`, then the compiled server
+ * under plain node with the flags of package.json's start script, configured through its
+ * environment. The one addition is a preloaded probe (memory-probe.ts) that samples the split of
+ * the peak into V8 heap and buffers; nothing forces a collection in that process.
  */
 const MB = 1024 * 1024;
-// A full collection before each measurement, so that the garbage of building the inputs and of
-// the floor is not counted as the import's memory.
-v8.setFlagsFromString('--expose-gc');
-const collect = vm.runInNewContext('gc') as () => void;
+const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = { username: 'bench-admin', password: 'bench-password-long-enough' };
 
 type Answer = { status: number; body: any; headers: Headers };
 
-type ServerMessage = { port: number } | { done: string; peak?: { rss: number; heap: number; buffers: number; start: number } };
-
-/** Server mode: a Vigil on the bench database, answering the parent's memory requests. */
-async function serve(connection: Record<string, unknown>): Promise<void> {
-  const db = openDatabase({ engine: 'postgres', ...(connection as { host: string; port: number; user: string; password: string; database: string }), params: {} }, { poolMax: 20 });
-  const config = loadConfig({
-    VIGIL_BOOTSTRAP_USERNAME: ADMIN.username, VIGIL_BOOTSTRAP_PASSWORD: ADMIN.password, VIGIL_PORT: '0', VIGIL_LOG_LEVEL: 'error', VIGIL_DATA_DIR: '/nonexistent',
-    VIGIL_API_KEY_REQUESTS_PER_MINUTE: '100000',
-  });
-  const logger = winston.createLogger({ level: 'error', transports: [new winston.transports.Console()] });
-  const services = servicesOf(buildContainer(config, { database: db, logger }));
-  await prepare(services);
-  services.projections.start();
-  const { app } = createApp(config, services, allRoutes(services));
-  const server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  let memory: PeakRss | null = null;
-  process.on('message', async (m: { cmd: string }) => {
-    if (m.cmd === 'peak-start') { collect(); memory = new PeakRss(); }
-    if (m.cmd === 'gc') collect();
-    if (m.cmd === 'peak-stop' && memory) {
-      const rss = memory.stop();
-      process.send!({ done: m.cmd, peak: { rss, heap: memory.heap, buffers: memory.buffers, start: memory.start } } satisfies ServerMessage);
-    } else if (m.cmd !== 'stop') {
-      process.send!({ done: m.cmd } satisfies ServerMessage);
-    }
-    if (m.cmd === 'stop') {
-      server.closeAllConnections?.();
-      server.close();
-      await services.projections.stop();
-      await db.close();
-      process.exit(0);
-    }
-  });
-  process.send!({ port: (server.address() as AddressInfo).port } satisfies ServerMessage);
+/** The node flags and entry of package.json's start script (`npm run build && node [flags] entry`). */
+function startCommand(): { flags: string[]; entry: string } {
+  const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start;
+  const match = /&&\s*node\s+((?:--\S+\s+)*)(\S+)\s*$/.exec(script);
+  if (!match) throw new Error(`package.json's start script "${script}" is not "npm run build && node [flags] <entry>"; teach bench:imports how Vigil starts`);
+  return { flags: match[1].split(/\s+/).filter(Boolean), entry: match[2] };
 }
 
-/** Sends a command to the Vigil process and waits for its answer (stop is not answered). */
-function ask(child: ChildProcess, cmd: 'gc' | 'peak-start' | 'peak-stop' | 'stop'): Promise<any> {
-  return new Promise((resolve) => {
-    if (cmd === 'stop') { child.send({ cmd }); resolve(undefined); return; }
-    const on = (m: ServerMessage) => { if ('done' in m && m.done === cmd) { child.off('message', on); resolve(m.peak); } };
-    child.on('message', on);
-    child.send({ cmd });
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
   });
+}
+
+/** Vigil started as `npm start` starts it, on the bench database; answers its base URL once it listens. */
+async function startVigil(connection: { host: string; port: number; user: string; password?: string; database: string }): Promise<{ child: ChildProcess; base: string }> {
+  const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('npm run build failed: npm start would not start either');
+  const { flags, entry } = startCommand();
+  const port = await freePort();
+  const child = fork(path.join(ROOT, entry), [], {
+    cwd: ROOT,
+    execArgv: [...flags, '--require', path.join(ROOT, 'dist/scripts/bench/memory-probe.js')],
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      VIGIL_DB_URL: `postgres://${encodeURIComponent(connection.user)}@${connection.host}:${connection.port}/${connection.database}`,
+      VIGIL_DB_PASSWORD: connection.password ?? '',
+      VIGIL_HOST: '127.0.0.1', VIGIL_PORT: String(port), VIGIL_LOG_LEVEL: 'error',
+      VIGIL_BOOTSTRAP_USERNAME: ADMIN.username, VIGIL_BOOTSTRAP_PASSWORD: ADMIN.password,
+      VIGIL_API_KEY_REQUESTS_PER_MINUTE: '100000',
+      VIGIL_FEED_INTERVAL: '0s', // no downloads of KEV and EPSS from the bench
+    },
+  });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`the Vigil process exited (${code})`))));
+  exited.catch(() => undefined);
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  const deadline = Date.now() + 120_000;
+  try {
+    for (;;) {
+      const up = await Promise.race([fetch(`${base}/health`).then(() => true, () => false), exited]);
+      if (up) return { child, base };
+      if (Date.now() > deadline) throw new Error('Vigil did not listen within 120 s');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } catch (error) {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    throw error;
+  }
+}
+
+/** Peak memory of the Vigil process between start() and stop(). */
+class PeakMemory {
+  constructor(private readonly child: ChildProcess) {}
+
+  /** Resets the kernel's high-water mark of the process (Linux), then starts the probe's sampling. */
+  async start(): Promise<void> {
+    try {
+      fs.writeFileSync(`/proc/${this.child.pid}/clear_refs`, '5');
+    } catch { /* not Linux: the sampled peak stands in */ }
+    await this.ask('peak-start');
+  }
+
+  /** The peak RSS (the kernel's high-water mark where there is one) and the probe's sampled peaks. */
+  async stop(): Promise<ProbePeaks & { sampledRss: number }> {
+    const peaks = (await this.ask('peak-stop'))!;
+    let rss = peaks.rss;
+    try {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${this.child.pid}/status`, 'utf8'));
+      if (hwm) rss = Math.max(rss, Number(hwm[1]) * 1024);
+    } catch { /* not Linux */ }
+    return { ...peaks, rss, sampledRss: peaks.rss };
+  }
+
+  private ask(probe: 'peak-start' | 'peak-stop'): Promise<ProbePeaks | undefined> {
+    return new Promise((resolve) => {
+      const on = (m: ProbeMessage) => { if (m?.probe === probe) { this.child.off('message', on); resolve(m.peaks); } };
+      this.child.on('message', on);
+      this.child.send({ probe });
+    });
+  }
 }
 
 async function main(): Promise<void> {
   const { db, drop } = await benchDatabase();
-  const connection = (db.knex.client as { config: { connection: Record<string, unknown> } }).config.connection;
-  const child = fork(__filename, ['--serve', JSON.stringify(connection)], { stdio: 'inherit' });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m: ServerMessage) => ('port' in m ? resolve(m.port) : reject(new Error('no port'))));
-    child.once('exit', (code) => reject(new Error(`the Vigil process exited (${code})`)));
-  });
-  const base = `http://127.0.0.1:${port}/api/v1`;
+  const connection = (db.knex.client as { config: { connection: { host: string; port: number; user: string; password?: string; database: string } } }).config.connection;
+  let child: ChildProcess | null = null;
+  try {
+    const vigil = await startVigil(connection);
+    child = vigil.child;
+    await measure(db, vigil.child, vigil.base);
+  } finally {
+    if (child && child.exitCode === null) {
+      const gone = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      await gone;
+    }
+    await drop();
+  }
+}
+
+async function measure(db: Database, child: ChildProcess, base: string): Promise<void> {
   const request = async (method: string, path: string, o: { token?: string; apiKey?: string; json?: unknown; raw?: Buffer; type?: string } = {}): Promise<Answer> => {
     const headers: Record<string, string> = {};
     if (o.token) headers.authorization = `Bearer ${o.token}`;
@@ -111,7 +157,7 @@ async function main(): Promise<void> {
     return r;
   };
 
-  try {
+  {
     // One repository, one key, one source declaring every kind.
     const admin = ok(await request('POST', '/auth/sign-in', { json: ADMIN }), 200, 'sign-in').body.token as string;
     const repositoryId = ok(await request('POST', '/repositories', { token: admin, json: { url: 'https://git.example/bench/imports' } }), 201, 'repository').body.id as number;
@@ -134,17 +180,17 @@ async function main(): Promise<void> {
     {
       const body = sarifDocument(50_000);
       const floor = await floorOf(db, () => JSON.parse(body.toString('utf8')), 50_000);
-      await ask(child, 'peak-start');
+      const probe = new PeakMemory(child);
+      await probe.start();
       const first = await timed(() => upload('sarif-imports', body, 'application/sarif+json'));
-      const memory = await ask(child, 'peak-stop');
-      const peak = memory.rss as number;
+      const memory = await probe.stop();
+      const peak = memory.rss;
       rssMissed = peak >= 600 * MB;
       ok(first.value, 201, 'SARIF import');
       const visible = await timed(() => countIssues(request, admin, repositoryId));
       if (visible.value !== 50_000) throw new Error(`GET /issues shows ${visible.value} issues, not 50,000`);
       report(`(a) SARIF ${size(body)}, 50,000 results: import`, first.ms, floor, 10_000, `created ${first.value.body.createdCount}; GET /issues pages all 50,000 in ${fmt(visible.ms)}`);
-      console.log(`(a) peak RSS of the Vigil process during the import: ${Math.round(peak / MB)} MB (target < 600 MB: ${peak < 600 * MB ? 'met' : 'MISSED'}); before: ${Math.round(memory.start / MB)} MB; peak V8 heap ${Math.round(memory.heap / MB)} MB, buffers ${Math.round(memory.buffers / MB)} MB`);
-      await ask(child, 'gc');
+      console.log(`(a) peak RSS of the Vigil process during the import: ${Math.round(peak / MB)} MB (target < 600 MB: ${peak < 600 * MB ? 'met' : 'MISSED'}); before: ${Math.round(memory.start / MB)} MB; sampled every 10 ms: RSS ${Math.round(memory.sampledRss / MB)} MB, V8 heap ${Math.round(memory.heap / MB)} MB, buffers ${Math.round(memory.buffers / MB)} MB`);
       const again = await timed(() => upload('sarif-imports', body, 'application/sarif+json'));
       ok(again.value, 201, 'SARIF re-import');
       if (again.value.body.createdCount !== 0 || again.value.body.resolvedCount !== 0) throw new Error(`re-import changed the backlog: ${JSON.stringify(again.value.body)}`);
@@ -155,7 +201,6 @@ async function main(): Promise<void> {
     {
       const { body, packages } = jacocoDocument(15 * MB);
       const floor = await floorOf(db, () => JSON.parse(JSON.stringify(body.toString('utf8'))), 1);
-      await ask(child, 'gc');
       const r = await timed(() => upload('coverage-imports?format=jacoco&commit=0123456789abcdef0123456789abcdef01234567&branch=main', body, 'application/xml'));
       ok(r.value, 201, 'JaCoCo import');
       report(`(b) JaCoCo ${size(body)}, ${packages.toLocaleString('en-US')} packages`, r.ms, floor, 5_000, `linesTotal ${r.value.body.linesTotal}, packagesState ${r.value.body.packagesState}`);
@@ -167,7 +212,6 @@ async function main(): Promise<void> {
       const zip = await makeZip(documents);
       const deflated = documents.map(([, data]) => zlib.deflateRawSync(data));
       const floor = await floorOf(db, () => JSON.parse(JSON.stringify(Buffer.concat(deflated.map((d) => zlib.inflateRawSync(d))).toString('utf8'))), 1);
-      await ask(child, 'gc');
       const r = await timed(() => upload('test-report-imports?branch=main', zip, 'application/zip'));
       ok(r.value, 201, 'JUnit import');
       report(`(c) JUnit zip ${size(zip)}, 2,000 documents`, r.ms, floor, 5_000, `tests ${r.value.body.tests}, failures ${r.value.body.failures}`);
@@ -177,17 +221,12 @@ async function main(): Promise<void> {
     {
       const body = cyclonedxDocument(9000);
       const floor = await floorOf(db, () => JSON.parse(body.toString('utf8')), 9000);
-      await ask(child, 'gc');
       const r = await timed(() => upload('build-sbom-imports?branch=main', body, 'application/vnd.cyclonedx+json'));
       ok(r.value, 201, 'SBOM import');
       report(`(d) CycloneDX ${size(body)}, 9,000 components`, r.ms, floor, 2_000, `components ${r.value.body.components}`);
     }
     const missed = [...rows.filter((r) => r.ms >= r.target).map((r) => r.name), ...(rssMissed ? ['(a) peak RSS'] : [])];
     console.log(missed.length ? `MISSED: ${missed.join('; ')}` : 'Every target met.');
-  } finally {
-    await ask(child, 'stop');
-    await new Promise((resolve) => child.once('exit', resolve));
-    await drop();
   }
 }
 
@@ -195,26 +234,6 @@ interface Row { name: string; ms: number; floor: number; target: number }
 
 const fmt = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
 const size = (b: Buffer): string => `${(b.length / MB).toFixed(1)} MB`;
-
-/** Peak process RSS (and, to tell where it went, peak V8 heap and buffers), sampled every 10 ms until stopped. */
-class PeakRss {
-  readonly start = process.memoryUsage().rss;
-  private peak = this.start;
-  heap = 0;
-  buffers = 0;
-  private readonly timer = setInterval(() => this.sample(), 10);
-  private sample(): void {
-    const m = process.memoryUsage();
-    this.peak = Math.max(this.peak, m.rss);
-    this.heap = Math.max(this.heap, m.heapUsed);
-    this.buffers = Math.max(this.buffers, m.arrayBuffers);
-  }
-  stop(): number {
-    clearInterval(this.timer);
-    this.sample();
-    return this.peak;
-  }
-}
 
 /** The floor: reading the document once, plus one bulk insert of `count` rows (PostgreSQL, unnest). */
 async function floorOf(db: Database, read: () => unknown, count: number): Promise<number> {
@@ -300,5 +319,4 @@ function cyclonedxDocument(count: number): Buffer {
   }));
 }
 
-if (process.argv[2] === '--serve') serve(JSON.parse(process.argv[3])).catch((e) => { console.error(e); process.exit(1); });
-else main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => { console.error(e); process.exit(1); });

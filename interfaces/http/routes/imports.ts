@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
-import { RouteDef, VigilRequest } from '../route';
+import { RouteDef, takeBody, VigilRequest } from '../route';
 import { Services } from '../services';
 
 const governor = { sessionOnly: true, roles: ['platform_governor'] as const, rolesDetail: "Declaring sources is a platform governor's act, from a session." };
@@ -42,7 +42,7 @@ export function importRoutes(s: Services): RouteDef[] {
       auth: { handlerDecides: true }, params: RepoId, bodyLimit: 'sarifImport', rawBody: ['application/sarif+json', 'application/json'],
       responses: { 201: { description: 'Accepted: resultsCount, createdCount, resolvedCount, reopenedCount, tools, sha256' }, 400: { description: 'Not acceptable SARIF' }, 403: { description: 'Key, source or tool not allowed' }, 404: { description: 'Repository unseen or outside scope' }, 413: { description: 'Over 32 MB' } },
       handler: async (req, res) => {
-        const result = await s.sarifImports.import(req.ctx!, req.principal!, Number(req.params.id), req.body as Buffer);
+        const result = await s.sarifImports.import(req.ctx!, req.principal!, Number(req.params.id), takeBody(req));
         res.status(201);
         return result;
       },

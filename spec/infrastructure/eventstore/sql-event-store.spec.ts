@@ -1,7 +1,7 @@
 import * as chai from 'chai';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { RecordedEvent, START } from '../../../application/ports/event-store';
+import { RecordedEvent, START, WrongExpectedRevision } from '../../../application/ports/event-store';
 import { SqlEventStore } from '../../../infrastructure/eventstore/sql-event-store';
 import { createTestDatabase, describeEachEngine, engineAvailable } from '../../support/databases';
 import { event, eventStoreContract } from './contract';
@@ -11,6 +11,23 @@ chai.use(chaiAsPromised);
 
 describeEachEngine('SQL event store contract', ({ get }) => {
   eventStoreContract(() => new SqlEventStore(get().db));
+
+  it('writes a multi-stream commit of several INSERT statements (2 MB of event text) in order, and undoes all of it when a late statement fails', async () => {
+    const store = new SqlEventStore(get().db);
+    const text = 'x'.repeat(5000);
+    const commit = () => Array.from({ length: 40 }, () => ({
+      stream: `big-${randomUUID()}`, expectedRevision: 'no_stream' as const, events: Array.from({ length: 10 }, (_, i) => event('Big', { i, text })),
+    }));
+    const written = commit();
+    await store.appendMany(written);
+    for (const a of written) expect((await store.readStream<{ i: number }>(a.stream)).map((e) => e.data.i)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // The very last event reuses a stored event id: the statement that carries it fails, after
+    // earlier statements of the same commit have inserted their rows.
+    const refused = commit();
+    refused[refused.length - 1].events[9] = { ...written[0].events[0] };
+    await expect(store.appendMany(refused)).to.be.rejectedWith(WrongExpectedRevision);
+    for (const a of refused) expect(await store.readStream(a.stream)).to.have.length(0);
+  });
 });
 
 for (const engine of ['postgres', 'mysql'] as const) {
