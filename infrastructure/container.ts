@@ -35,7 +35,7 @@ import { randomBytes } from 'node:crypto';
 import { SqlScanStatus } from '../application/scorecards/scan-status';
 import { ScorecardService } from '../application/scorecards/scorecard-service';
 import { GateService } from '../application/gate/gate-service';
-import { ScanObservationSource } from '../application/gate/observation-source';
+import { GateReads } from '../application/gate/gate-reads';
 import { BacklogVersion } from '../application/gate/candidate-cache';
 import { ExceptionQueries } from '../application/triage/exception-queries';
 import { remediationWindowsOf } from '../application/triage/remediation-windows';
@@ -83,6 +83,9 @@ export interface Overrides {
  * read models; the SQL table or EventStoreDB for events), application services wired to them.
  * Classes stay free of container decorators; bindings are factories here.
  */
+/** The projections that write `issues`: their handled_position is the backlog's version (gate cache, ADR 0008). */
+const ISSUE_PROJECTIONS = allProjections.filter((p) => p.tables.includes('issues')).map((p) => p.name);
+
 export function buildContainer(config: Config, overrides: Overrides = {}): Container {
   const c = new Container({ defaultScope: 'Singleton' });
   c.bind(TOKENS.Config).toConstantValue(config);
@@ -143,9 +146,9 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
   c.bind(TOKENS.TestReportImports).toDynamicValue((ctx) => new TestReportImportService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.ImportAccess), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
   c.bind(TOKENS.BuildSbomImports).toDynamicValue((ctx) => new BuildSbomImportService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.ImportAccess), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
   c.bind(TOKENS.Gate).toDynamicValue((ctx) => new GateService(
-    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Targets),
-    new ScanObservationSource(ctx.container.get(TOKENS.Database)),
-    new BacklogVersion(ctx.container.get(TOKENS.Database), allProjections.filter((p) => p.tables.includes('issues')).map((p) => p.name)),
+    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator),
+    new GateReads(ctx.container.get(TOKENS.Database), ISSUE_PROJECTIONS),
+    new BacklogVersion(ctx.container.get(TOKENS.Database), ISSUE_PROJECTIONS),
   ));
   c.bind(TOKENS.Scorecards).toDynamicValue((ctx) => new ScorecardService(
     ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Settings),

@@ -10,9 +10,8 @@ import { Principal } from '../identity/principal';
 import { TargetKind, Visibility } from '../identity/visibility';
 import { IdGenerator } from '../ports/ids';
 import { IdBlocks } from '../shared/id-blocks';
-import type { TargetService } from '../targets/target-service';
 import { BacklogVersion, CandidateCache } from './candidate-cache';
-import { ObservationSource } from './observation-source';
+import { GateReads } from './gate-reads';
 import { AppliedPolicy, appliedPolicy, GATE_FAILED_SIEM, StoredViolations, verdictGiven, verdictStream } from './verdict-event';
 
 /** POST /gate (CONVENTIONS.md): one way of naming the target, and an optional policy. */
@@ -125,8 +124,7 @@ export class GateService {
     private readonly db: Database,
     private readonly commands: CommandHandler,
     ids: IdGenerator,
-    private readonly targets: TargetService,
-    private readonly observations: ObservationSource,
+    private readonly reads: GateReads,
     private readonly backlogVersion: BacklogVersion,
   ) {
     this.verdictIds = new IdBlocks(ids, 'verdict');
@@ -136,13 +134,16 @@ export class GateService {
     if (!mayAskGate(principal.roles)) throw refuse.forbidden(MAY_NOT_ASK);
     const policy = parseGatePolicy(request.policy); // 400 Unknown severity, before anything else is read
     const target = await this.resolveTarget(principal, request);
-    const [observation, issues, coverage, id] = await Promise.all([
-      this.observations.observe(target.kind, target.id),
-      this.candidateIssues(target.kind, target.id, policy),
+    // Row, scan observation and backlog version in one statement, before the candidate issues
+    // (the cache needs the version read first); unknown and unseen targets both answer 404.
+    const [state, visibility] = await Promise.all([this.reads.targetState(target.kind, target.id), Visibility.of(this.db, principal)]);
+    if (!state || !visibility.canSee(target.kind, state.row)) throw refuse.notFound(`No ${target.kind === 'repository' ? 'repository' : 'container image'} ${target.id} is visible to you.`);
+    const [issues, coverage, id] = await Promise.all([
+      this.candidateIssues(target.kind, target.id, policy, state.backlogVersion),
       policy.minLineCoverage === null ? Promise.resolve(null) : this.lineCoverage(target.kind, target.id),
       this.verdictIds.next(),
     ]);
-    const verdict = evaluateGate({ observation, issues, coverage, policy: request.policy });
+    const verdict = evaluateGate({ observation: state.observation, issues, coverage, policy: request.policy });
     const at = ctx.now.toISOString();
     const applied = appliedPolicy(policy);
     const event = verdictGiven({
@@ -181,14 +182,9 @@ export class GateService {
     if (r.branch !== undefined && r.branch !== null && (r.repositoryUrl === undefined || r.repositoryUrl === null)) {
       throw refuse.invalid('branch goes with repositoryUrl; with repositoryId the repository already names its branch.');
     }
-    if (r.repositoryId !== undefined && r.repositoryId !== null) {
-      await this.targets.visibleRow(principal, 'repository', r.repositoryId);
-      return { kind: 'repository', id: r.repositoryId };
-    }
-    if (r.containerId !== undefined && r.containerId !== null) {
-      await this.targets.visibleRow(principal, 'container', r.containerId);
-      return { kind: 'container', id: r.containerId };
-    }
+    // By id: existence and visibility are checked on the row the gate's first statement reads.
+    if (r.repositoryId !== undefined && r.repositoryId !== null) return { kind: 'repository', id: r.repositoryId };
+    if (r.containerId !== undefined && r.containerId !== null) return { kind: 'container', id: r.containerId };
     return { kind: 'repository', id: await this.repositoryByUrl(principal, r.repositoryUrl!, r.branch) };
   }
 
@@ -220,10 +216,9 @@ export class GateService {
    * Prepared per policy shape (at most 32 texts); the vocabularies are our own constants, written
    * into the text so that PostgreSQL's partial indexes of open issues (v009) serve a generic plan.
    */
-  private async candidateIssues(kind: TargetKind, id: number, policy: GatePolicy): Promise<readonly GateIssue[]> {
+  private async candidateIssues(kind: TargetKind, id: number, policy: GatePolicy, version: string): Promise<readonly GateIssue[]> {
     const { name, text } = candidateStatement(policy);
     const key = `${kind}:${id}:${name}`;
-    const version = await this.backlogVersion.read();
     const cached = this.candidates.get(key, version);
     if (cached) return cached;
     const rows = await preparedRows<CandidateRow>(this.db, name, text, [kind, id]);
