@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NewEvent } from '../../application/ports/event-store';
+import { newEventId } from '../../infrastructure/db/sql-id-generator';
 import { SqlEventStore } from '../../infrastructure/eventstore/sql-event-store';
 import { allProjections } from '../../projections';
 import { ProjectionRunner } from '../../projections/engine/projection-runner';
@@ -16,17 +17,19 @@ const SINGLE = Number(process.env.BENCH_SINGLE ?? 20_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 200);
 const REPLAY = Number(process.env.BENCH_REPLAY ?? 200_000);
+/** Event ids as Vigil makes them (time-ordered). */
+const eventId = newEventId;
 const meta = { actor: 1, address: '127.0.0.1', userAgent: 'bench', correlationId: null, at: '2026-01-01T00:00:00.000Z' };
 
 function repositoryRegistered(id: number): NewEvent {
   return {
-    id: randomUUID(), type: 'RepositoryRegistered', metadata: meta,
+    id: eventId(), type: 'RepositoryRegistered', metadata: meta,
     data: { id, url: `https://git.example/org/repo-${id}`, identity: `git.example/org/repo-${id}`, branch: 'main', subPath: '', uniquenessKey: randomUUID().replace(/-/g, ''), name: `repo-${id}`, projectId: null, scanManualOnly: false, scanIntervalMinutes: null, scanCron: null, registeredAt: meta.at, registeredBy: '1' },
   };
 }
 
 function settingChanged(i: number): NewEvent {
-  return { id: randomUUID(), type: 'SettingChanged', metadata: meta, data: { name: 'scan_default_interval_days', value: i % 30, previous: (i + 29) % 30 } };
+  return { id: eventId(), type: 'SettingChanged', metadata: meta, data: { name: 'scan_default_interval_days', value: i % 30, previous: (i + 29) % 30 } };
 }
 
 async function main(): Promise<void> {
