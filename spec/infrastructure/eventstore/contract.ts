@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { compareCursors, EventStore, NewEvent, START, WrongExpectedRevision } from '../../../application/ports/event-store';
+import { AppendResult, compareCursors, EventStore, NewEvent, START, WrongExpectedRevision } from '../../../application/ports/event-store';
 
 export function event(type: string, data: unknown = {}): NewEvent {
   return { id: randomUUID(), type, data, metadata: { actor: 1, at: '2026-01-01T00:00:00.000Z' } };
@@ -40,6 +40,25 @@ export function eventStoreContract(fresh: () => EventStore, options: { atomicMul
     const outcomes = await Promise.allSettled([store.append(s, [event('Reserved', { by: 1 })], 'no_stream'), store.append(s, [event('Reserved', { by: 2 })], 'no_stream')]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(1);
     expect((await store.readStream(s))).to.have.length(1);
+  });
+
+  it('keeps each caller\'s outcome and revision when many append at once (group commit): one winner per contested stream', async () => {
+    const shared = `contested-${randomUUID()}`;
+    const own = Array.from({ length: 12 }, () => `own-${randomUUID()}`);
+    await store.append(own[0], [event('A')], 'no_stream');
+    const calls = [
+      ...Array.from({ length: 6 }, (_, i) => store.append(shared, [event('Reserved', { by: i })], 'no_stream')),
+      store.append(own[0], [event('B'), event('C')], 0),
+      ...own.slice(1).map((s) => store.append(s, [event('A'), event('B')], 'no_stream')),
+    ];
+    const outcomes = await Promise.allSettled(calls);
+    expect(outcomes.slice(0, 6).filter((o) => o.status === 'fulfilled')).to.have.length(1);
+    for (const o of outcomes.slice(0, 6)) if (o.status === 'rejected') expect(o.reason).to.be.instanceOf(WrongExpectedRevision);
+    expect(outcomes.slice(6).every((o) => o.status === 'fulfilled')).to.equal(true);
+    expect((outcomes[6] as PromiseFulfilledResult<AppendResult>).value.nextRevision).to.equal(2);
+    for (const o of outcomes.slice(7)) expect((o as PromiseFulfilledResult<AppendResult>).value.nextRevision).to.equal(1);
+    expect(await store.readStream(shared)).to.have.length(1);
+    expect((await store.readStream(own[0])).map((e) => e.type)).to.deep.equal(['A', 'B', 'C']);
   });
 
   it('treats a re-append of the same event ids as already done', async () => {
