@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { compareCursors, Cursor, RecordedEvent, START } from '../../application/ports/event-store';
 import { Database, rawRows } from '../../infrastructure/db/database';
 import { CheckpointWaiters } from './checkpoint-waiters';
-import { handledBy, Projection } from './projection';
+import { handledBy, lanesOf, Projection } from './projection';
 import { RowWriter } from './row-writer';
 
 export interface ProjectionStatus {
@@ -121,7 +121,14 @@ export class ProjectionRunner {
 
   /** Runs every projection until none has anything left (catch-up). */
   async catchUp(): Promise<void> {
-    while ((await this.step()) === this.batchSize) { /* a full batch: more may follow */ }
+    await this.replayLanes(this.projections);
+  }
+
+  /** Each lane (Projection.lane) stepped in a loop of its own, the loops side by side, until caught up. */
+  private async replayLanes(projections: readonly Projection[]): Promise<void> {
+    await Promise.all(lanesOf(projections).map(async (lane) => {
+      while ((await this.step(lane)) === this.batchSize) { /* a full batch: more may follow */ }
+    }));
   }
 
   start(): void {
@@ -204,7 +211,7 @@ export class ProjectionRunner {
       }
       await trx('projection_checkpoints').whereIn('name', selected.map((p) => p.name)).update({ commit_id: '0', position: 0, handled_position: 0, updated_at: new Date().toISOString() });
     });
-    while ((await this.step(selected)) === this.batchSize) { /* replaying */ }
+    await this.replayLanes(selected);
   }
 
   /** After a failed shared step, advance each projection alone so one broken read model does not hold back the others. */
