@@ -34,3 +34,14 @@ export function deciderSpec<C, E extends DomainEvent, S>(decider: Decider<C, E, 
     },
   };
 }
+
+/** The DomainError a function throws (anything else, or nothing, fails the test). */
+export function refusal(run: () => unknown): DomainError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).to.be.instanceOf(DomainError);
+    return error as DomainError;
+  }
+  throw new Error('expected a refusal');
+}

@@ -1,19 +1,9 @@
 import { expect } from 'chai';
-import { DomainError } from '../../../domain/shared/decider';
 import { evaluateGate } from '../../../domain/gate/evaluate-gate';
 import { DEFAULT_GATE_POLICY, parseGatePolicy } from '../../../domain/gate/policy';
 import { parseSeverityThreshold } from '../../../domain/gate/severity';
 import { gate } from './fixtures';
-
-function refusal(run: () => unknown): DomainError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).to.be.instanceOf(DomainError);
-    return error as DomainError;
-  }
-  expect.fail('expected a DomainError');
-}
+import { refusal } from '../../support/decider-spec';
 
 describe('gate: policy', () => {
   it('[S1.2.8-05] flags default to include_triaged false, fixable_only false, severity high, include_plugins false', () => {

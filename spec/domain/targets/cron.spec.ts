@@ -1,18 +1,8 @@
 import { expect } from 'chai';
-import { DomainError } from '../../../domain/shared/decider';
 import { cronOccurrenceAfter, latestCronOccurrenceAtOrBefore, validateCronExpression } from '../../../domain/targets/cron';
+import { refusal } from '../../support/decider-spec';
 
 const at = (iso: string) => Date.parse(iso);
-
-function refusal(run: () => unknown): DomainError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).to.be.instanceOf(DomainError);
-    return error as DomainError;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('scanCron expressions', () => {
   for (const expression of ['*/15 * * * *', '0 3 * * *', '0 3 * * MON-FRI', '30 2 1 JAN *', '0 0 L * *', '0 0 * * 1#2', '0 0 29 2 *', '0 3 * * THU']) {

@@ -1,18 +1,8 @@
 import { expect } from 'chai';
-import { DomainError } from '../../../domain/shared/decider';
 import {
   normaliseBranch, normaliseSubPath, repositoryIdentity, uniquenessKey, validateRepositoryUrl,
 } from '../../../domain/targets/repository-identity';
-
-function refusal(run: () => unknown): DomainError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).to.be.instanceOf(DomainError);
-    return error as DomainError;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusal } from '../../support/decider-spec';
 
 describe('repository identity', () => {
   it('[S1.2.1-33] https://Git.Example/Org/Repo.git/ and ssh://git@git.example:22/org/repo name one repository', () => {

@@ -1,18 +1,8 @@
 import { expect } from 'chai';
-import { DomainError } from '../../../domain/shared/decider';
 import {
   DEFAULT_SCAN_INTERVAL_DAYS, ScheduleInput, scheduleOnCreate, scheduleOnUpdate, ScheduleSettings, scheduleView,
 } from '../../../domain/targets/schedule';
-
-function refusal(run: () => unknown): DomainError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).to.be.instanceOf(DomainError);
-    return error as DomainError;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusal } from '../../support/decider-spec';
 
 const manual: ScheduleSettings = { scanManualOnly: true, scanIntervalMinutes: null, scanCron: null };
 const hourly: ScheduleSettings = { scanManualOnly: false, scanIntervalMinutes: 60, scanCron: null };

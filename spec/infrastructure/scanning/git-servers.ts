@@ -4,7 +4,7 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { freePort, makeBareRepository, waitForPort } from './support';
+import { freePort, makeBareRepository, skipOrFail, waitForPort } from './support';
 
 /**
  * Real authenticating git servers on loopback for the credential specs (git-credentials.spec.ts):
@@ -202,12 +202,7 @@ export async function startSshGitServer(): Promise<SshGitServer> {
 export function requireSshd(context: Mocha.Context): void {
   if (fs.existsSync(SSHD)) return;
   const problem = `${SSHD} is not installed (Debian package openssh-server; run bash scripts/ci/sshd.sh)`;
-  if (process.env.CI === 'true' || process.env.VIGIL_TEST_SSHD === '1') {
-    throw new Error(`[sshd] ${problem}. CI=true or VIGIL_TEST_SSHD=1 requires it.`);
-  }
-  // eslint-disable-next-line no-console
-  console.warn(`  [sshd] ${problem}: skipping "${context.test?.parent?.fullTitle() ?? 'suite'}".`);
-  context.skip();
+  skipOrFail(context, 'sshd', problem, process.env.CI === 'true' || process.env.VIGIL_TEST_SSHD === '1', 'VIGIL_TEST_SSHD=1 requires it');
 }
 
 export interface GitRecording {

@@ -144,12 +144,19 @@ export async function requireDocker(context: Mocha.Context): Promise<Docker> {
   } catch (error) {
     problem = `no Docker engine answers (${(error as Error).message}); run bash scripts/ci/docker.sh`;
   }
-  if (!problem) return docker;
-  if (required) throw new Error(`[docker] ${problem}. CI=true or VIGIL_TEST_DOCKER=1 requires the engine.`);
-  // eslint-disable-next-line no-console
-  console.warn(`  [docker] ${problem}: skipping "${context.test?.parent?.fullTitle() ?? 'suite'}".`);
-  context.skip();
+  if (problem) skipOrFail(context, 'docker', problem, required, 'VIGIL_TEST_DOCKER=1 requires the engine');
   return docker;
+}
+
+/**
+ * A suite's outside tool is missing: under CI (or when the setting says the tool was prepared)
+ * that fails the run; on a developer's machine the suite is skipped with a line saying why.
+ */
+export function skipOrFail(context: Mocha.Context, tag: string, problem: string, required: boolean, requirement: string): void {
+  if (required) throw new Error(`[${tag}] ${problem}. CI=true or ${requirement}.`);
+  // eslint-disable-next-line no-console
+  console.warn(`  [${tag}] ${problem}: skipping "${context.test?.parent?.fullTitle() ?? 'suite'}".`);
+  context.skip();
 }
 
 /** The ScanFailure a promise rejects with (anything else fails the test). */
