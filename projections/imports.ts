@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../infrastructure/crypto/tokens';
 import { RecordedEvent } from '../application/ports/event-store';
 import { Projection } from './engine/projection';
 import { RowWriter } from './engine/row-writer';
@@ -60,7 +60,7 @@ const handlers: Record<string, Handler> = {
     d.components.forEach((c: { name: string; version: string | null; purl: string | null; type: string; bomRef: string | null }, i: number) => {
       w.insert('build_sbom_components', {
         import_id: d.id, ordinal: d.first + i, repository_id: d.repositoryId, branch: d.branch, name: c.name, version: c.version, purl: c.purl,
-        purl_key: c.purl === null ? null : createHash('sha256').update(c.purl).digest('hex'), type: c.type, bom_ref: c.bomRef, source: 'build', scanner_scan_id: null,
+        purl_key: c.purl === null ? null : sha256Hex(c.purl), type: c.type, bom_ref: c.bomRef, source: 'build', scanner_scan_id: null,
       }, ['import_id', 'ordinal']);
     });
   },

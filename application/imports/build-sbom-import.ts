@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../infrastructure/crypto/tokens';
 import { Database } from '../../infrastructure/db/database';
 import { parseBuildSbom, type BuildSbomComponent } from '../../infrastructure/parsers/cyclonedx';
 import { CommandHandler, RequestContext } from '../command-handler';
@@ -43,7 +43,7 @@ export class BuildSbomImportService {
     const sbom = await parsed(() => parseBuildSbom(body));
     sbom.components.forEach(checkFields);
     const id = await this.ids.next('build_sbom_import');
-    const sha256 = createHash('sha256').update(body).digest('hex');
+    const sha256 = sha256Hex(body);
     const answer = { id, components: sbom.components.length, specVersion: sbom.specVersion, sha256 };
     let first = 0;
     const listed = parts(sbom.components).map((components) => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../infrastructure/crypto/tokens';
 import { Database } from '../../infrastructure/db/database';
 import { parseCoverage, type CoverageFormat } from '../../infrastructure/parsers/coverage';
 import { CommandHandler, RequestContext } from '../command-handler';
@@ -43,7 +43,7 @@ export class CoverageImportService {
     const build = statedBuild(query);
     const figures = await parsed(() => parseCoverage(declared, body));
     const id = await this.ids.next('coverage_import');
-    const sha256 = createHash('sha256').update(body).digest('hex');
+    const sha256 = sha256Hex(body);
     const toolVersion = figures.toolVersion === null ? null : figures.toolVersion.slice(0, TOOL_VERSION_MAX);
     const [first, ...rest] = figures.packages === null ? [null] : parts(figures.packages);
     const answer = {

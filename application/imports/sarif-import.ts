@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { Finding, importToolKey, Provenance } from '../../domain/backlog/issue';
+import { sha256Hex } from '../../infrastructure/crypto/tokens';
 import { Database } from '../../infrastructure/db/database';
 import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
 import { parseSarif, SarifParseResult, SarifRun, toolLabel } from '../../infrastructure/parsers/sarif';
@@ -27,7 +27,7 @@ export class SarifImportService {
       if (error instanceof ImportRefusal) throw new HttpRefusal(error.status, error.message);
       throw error;
     }
-    const sha256 = createHash('sha256').update(body).digest('hex');
+    const sha256 = sha256Hex(body);
     // Let go of the upload: a suspended async function keeps its parameters alive until it
     // returns, and the route handed the body over rather than keeping it on the request.
     body = RELEASED;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../infrastructure/crypto/tokens';
 import { Database } from '../../infrastructure/db/database';
 import { DEFAULT_ZIP_LIMITS, parseTestReport, type SuiteTotals } from '../../infrastructure/parsers/junit';
 import { CommandHandler, RequestContext } from '../command-handler';
@@ -30,7 +30,7 @@ export class TestReportImportService {
     const build = statedBuild(query);
     const figures = await parsed(() => parseTestReport(body, kind, DEFAULT_ZIP_LIMITS));
     const id = await this.ids.next('test_report_import');
-    const sha256 = createHash('sha256').update(body).digest('hex');
+    const sha256 = sha256Hex(body);
     const suites: SuiteTotals[] = figures.suiteTotals.map((s) => (s.name.length > SUITE_NAME_MAX ? { ...s, name: s.name.slice(0, SUITE_NAME_MAX) } : s));
     const [first, ...rest] = parts(suites);
     const answer = {

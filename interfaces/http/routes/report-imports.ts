@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { RouteDef, VigilRequest } from '../route';
+import { RouteDef, takeBody, VigilRequest } from '../route';
 import { Services } from '../services';
+
+type ReportImporter = Pick<Services['coverageImports'] | Services['testReportImports'] | Services['buildSbomImports'], 'import'>;
 
 const RepoId = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const ImportId = Type.Object({ id: Type.Integer({ minimum: 1 }), importId: Type.Integer({ minimum: 1 }) });
@@ -16,6 +18,13 @@ const refusals = {
 /** Coverage, test-report and build-SBOM imports from declared sources (spec 1 §2.6, §4.3, §7, §8.1). */
 export function reportImportRoutes(s: Services): RouteDef[] {
   const visible = (req: VigilRequest) => s.targets.visibleRow(req.principal!, 'repository', Number(req.params.id));
+  // One POST handler for the three kinds: the body is taken off the request (takeBody), so that
+  // up to 32 MB are not kept alive until the answer is sent.
+  const accept = (service: ReportImporter): RouteDef['handler'] => async (req, res) => {
+    const result = await service.import(req.ctx!, req.principal!, Number(req.params.id), takeBody(req), req.query, req.headers['content-type']);
+    res.status(201);
+    return result;
+  };
   return [
     {
       method: 'post', path: '/repositories/{id}/coverage-imports', tag: 'Imports',
@@ -26,11 +35,7 @@ export function reportImportRoutes(s: Services): RouteDef[] {
         201: { description: 'Accepted: id, linesCovered, linesTotal, branchesCovered, branchesTotal (null when the report counted no branch), toolVersion, commit, branch, packagesState, sha256' },
         ...refusals, 413: { description: 'Over VIGIL_MAX_BODY_COVERAGE_IMPORT (16 MB)' },
       },
-      handler: async (req, res) => {
-        const result = await s.coverageImports.import(req.ctx!, req.principal!, Number(req.params.id), req.body as Buffer, req.query, req.headers['content-type']);
-        res.status(201);
-        return result;
-      },
+      handler: accept(s.coverageImports),
     },
     {
       method: 'post', path: '/repositories/{id}/test-report-imports', tag: 'Imports',
@@ -41,11 +46,7 @@ export function reportImportRoutes(s: Services): RouteDef[] {
         201: { description: 'Accepted: id, documents, suites, tests, failures, errors, skipped, sha256 (the document itself is never kept)' },
         ...refusals, 413: { description: 'Over VIGIL_MAX_BODY_TEST_REPORT_IMPORT (32 MB)' },
       },
-      handler: async (req, res) => {
-        const result = await s.testReportImports.import(req.ctx!, req.principal!, Number(req.params.id), req.body as Buffer, req.query, req.headers['content-type']);
-        res.status(201);
-        return result;
-      },
+      handler: accept(s.testReportImports),
     },
     {
       method: 'post', path: '/repositories/{id}/build-sbom-imports', tag: 'Imports',
@@ -57,11 +58,7 @@ export function reportImportRoutes(s: Services): RouteDef[] {
         201: { description: 'Accepted: id, components, specVersion, sha256' },
         ...refusals, 413: { description: 'Over VIGIL_MAX_BODY_SBOM_IMPORT (32 MB)' },
       },
-      handler: async (req, res) => {
-        const result = await s.buildSbomImports.import(req.ctx!, req.principal!, Number(req.params.id), req.body as Buffer, req.query, req.headers['content-type']);
-        res.status(201);
-        return result;
-      },
+      handler: accept(s.buildSbomImports),
     },
     // The readable records of each kind: the latest 50, and one with its details.
     ...([
