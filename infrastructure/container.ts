@@ -145,11 +145,13 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
   c.bind(TOKENS.CoverageImports).toDynamicValue((ctx) => new CoverageImportService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.ImportAccess), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
   c.bind(TOKENS.TestReportImports).toDynamicValue((ctx) => new TestReportImportService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.ImportAccess), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
   c.bind(TOKENS.BuildSbomImports).toDynamicValue((ctx) => new BuildSbomImportService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.ImportAccess), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
-  c.bind(TOKENS.Gate).toDynamicValue((ctx) => new GateService(
-    ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator),
-    new GateReads(ctx.container.get(TOKENS.Database), ISSUE_PROJECTIONS),
-    new BacklogVersion(ctx.container.get(TOKENS.Database), ISSUE_PROJECTIONS),
-  ));
+  c.bind(TOKENS.Gate).toDynamicValue((ctx) => {
+    const version = new BacklogVersion(ctx.container.get(TOKENS.Database), ISSUE_PROJECTIONS);
+    return new GateService(
+      ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator),
+      new GateReads(ctx.container.get(TOKENS.Database), version), version,
+    );
+  });
   c.bind(TOKENS.Scorecards).toDynamicValue((ctx) => new ScorecardService(
     ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Settings),
     ctx.container.get(TOKENS.Clock), new SqlScanStatus(ctx.container.get(TOKENS.Database)),

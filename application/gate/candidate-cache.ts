@@ -8,15 +8,16 @@ import { preparedRows } from '../../infrastructure/db/prepared';
  * or EPSS change) moves it; events they do not handle (a verdict, an audit entry) do not.
  */
 export class BacklogVersion {
-  private readonly text: string;
+  /** The version as a scalar subquery, for a statement that reads more (GateReads); its `?` take `projections`. */
+  readonly sql: string;
 
-  constructor(private readonly db: Database, private readonly projections: readonly string[]) {
-    this.text = `SELECT MAX(handled_position) AS version FROM projection_checkpoints WHERE name IN (${projections.map(() => '?').join(', ')})`;
+  constructor(private readonly db: Database, readonly projections: readonly string[]) {
+    this.sql = projections.length === 0 ? '0'
+      : `(SELECT MAX(handled_position) FROM projection_checkpoints WHERE name IN (${projections.map(() => '?').join(', ')}))`;
   }
 
   async read(): Promise<string> {
-    if (this.projections.length === 0) return 'none';
-    const rows = await preparedRows<{ version: number | string | null }>(this.db, `vigil_backlog_version_${this.projections.length}`, this.text, [...this.projections]);
+    const rows = await preparedRows<{ version: number | string | null }>(this.db, `vigil_backlog_version_${this.projections.length}`, `SELECT ${this.sql} AS version`, [...this.projections]);
     return String(rows[0]?.version ?? 0);
   }
 }

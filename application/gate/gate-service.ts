@@ -7,7 +7,7 @@ import { Database } from '../../infrastructure/db/database';
 import { preparedRows } from '../../infrastructure/db/prepared';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
-import { TargetKind, Visibility } from '../identity/visibility';
+import { TARGET_NOUN, TargetKind, Visibility } from '../identity/visibility';
 import { IdGenerator } from '../ports/ids';
 import { IdBlocks } from '../shared/id-blocks';
 import { BacklogVersion, CandidateCache } from './candidate-cache';
@@ -133,11 +133,14 @@ export class GateService {
   async ask(ctx: RequestContext, principal: Principal, request: GateRequest): Promise<GateAnswer> {
     if (!mayAskGate(principal.roles)) throw refuse.forbidden(MAY_NOT_ASK);
     const policy = parseGatePolicy(request.policy); // 400 Unknown severity, before anything else is read
-    const target = await this.resolveTarget(principal, request);
+    // Read once, on first need: the URL form needs it to pick the repository, every form to see the target.
+    let seen: Promise<Visibility> | null = null;
+    const visibilityOf = () => (seen ??= Visibility.of(this.db, principal));
+    const target = await this.resolveTarget(visibilityOf, request);
     // Row, scan observation and backlog version in one statement, before the candidate issues
     // (the cache needs the version read first); unknown and unseen targets both answer 404.
-    const [state, visibility] = await Promise.all([this.reads.targetState(target.kind, target.id), Visibility.of(this.db, principal)]);
-    if (!state || !visibility.canSee(target.kind, state.row)) throw refuse.notFound(`No ${target.kind === 'repository' ? 'repository' : 'container image'} ${target.id} is visible to you.`);
+    const [state, visibility] = await Promise.all([this.reads.targetState(target.kind, target.id), visibilityOf()]);
+    if (!state || !visibility.canSee(target.kind, state.row)) throw refuse.notFound(`No ${TARGET_NOUN[target.kind]} ${target.id} is visible to you.`);
     const [issues, coverage, id] = await Promise.all([
       this.candidateIssues(target.kind, target.id, policy, state.backlogVersion),
       policy.minLineCoverage === null ? Promise.resolve(null) : this.lineCoverage(target.kind, target.id),
@@ -176,7 +179,7 @@ export class GateService {
   }
 
   /** One of the three forms of CONVENTIONS.md; unknown and unseen targets both answer 404. */
-  private async resolveTarget(principal: Principal, r: GateRequest): Promise<{ kind: TargetKind; id: number }> {
+  private async resolveTarget(visibilityOf: () => Promise<Visibility>, r: GateRequest): Promise<{ kind: TargetKind; id: number }> {
     const forms = [r.repositoryId, r.containerId, r.repositoryUrl].filter((x) => x !== undefined && x !== null).length;
     if (forms !== 1) throw refuse.invalid('Name the target one way: repositoryId, containerId, or repositoryUrl with branch (default main).');
     if (r.branch !== undefined && r.branch !== null && (r.repositoryUrl === undefined || r.repositoryUrl === null)) {
@@ -185,7 +188,7 @@ export class GateService {
     // By id: existence and visibility are checked on the row the gate's first statement reads.
     if (r.repositoryId !== undefined && r.repositoryId !== null) return { kind: 'repository', id: r.repositoryId };
     if (r.containerId !== undefined && r.containerId !== null) return { kind: 'container', id: r.containerId };
-    return { kind: 'repository', id: await this.repositoryByUrl(principal, r.repositoryUrl!, r.branch) };
+    return { kind: 'repository', id: await this.repositoryByUrl(await visibilityOf(), r.repositoryUrl!, r.branch) };
   }
 
   /**
@@ -193,10 +196,9 @@ export class GateService {
    * main). Several may share them with different sub-paths: the root one answers; without a root,
    * a single visible one does; otherwise the caller must name the repositoryId.
    */
-  private async repositoryByUrl(principal: Principal, url: string, branchInput: string | undefined): Promise<number> {
+  private async repositoryByUrl(visibility: Visibility, url: string, branchInput: string | undefined): Promise<number> {
     const identity = repositoryIdentity(url);
     const branch = normaliseBranch(branchInput);
-    const visibility = await Visibility.of(this.db, principal);
     type Row = { id: number; project_id: number | null; sub_path: string };
     const seen = (r: Row) => visibility.canSee('repository', { id: Number(r.id), project_id: r.project_id === null ? null : Number(r.project_id) });
     const root: Row | undefined = await this.db.knex('repositories').where({ uniqueness_key: uniquenessKey(identity, branch, '') }).select('id', 'project_id', 'sub_path').first();

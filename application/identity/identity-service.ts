@@ -10,7 +10,7 @@ import { CommandHandler, RequestContext } from '../command-handler';
 import { Clock } from '../ports/clock';
 import { IdGenerator } from '../ports/ids';
 import { Principal } from './principal';
-import { Visibility } from './visibility';
+import { TARGET_NOUN, Visibility } from './visibility';
 
 export interface AccountRow {
   id: number; username: string; display_name: string; roles: string; active: boolean | number; password_hash: string | null; created_at: string; updated_at: string;
@@ -188,7 +188,7 @@ export class IdentityService {
       const id = (body.repositoryId ?? body.containerId)!;
       const row = await this.db.knex(kind === 'repository' ? 'repositories' : 'containers').where({ id }).first();
       const visibility = await Visibility.of(this.db, principal);
-      if (!row || !visibility.canSee(kind, row)) throw refuse.notFound(`No ${kind === 'repository' ? 'repository' : 'container image'} ${id} is visible to you.`);
+      if (!row || !visibility.canSee(kind, row)) throw refuse.notFound(`No ${TARGET_NOUN[kind]} ${id} is visible to you.`);
       restriction = { kind, id };
     }
     const secret = newSecret('key');

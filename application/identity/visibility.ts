@@ -3,6 +3,12 @@ import { Principal } from './principal';
 
 export type TargetKind = 'repository' | 'container';
 
+/** The read-model table of each kind of target. */
+export const TARGET_TABLE = { repository: 'repositories', container: 'containers' } as const satisfies Record<TargetKind, string>;
+
+/** How each kind of target is named in messages. */
+export const TARGET_NOUN: Record<TargetKind, string> = { repository: 'repository', container: 'container image' };
+
 /**
  * What a caller sees (spec 1 §2.4, issue 2): administrators everything; others what their teams
  * are granted (a project brings its targets, a grant may also name one target). A key restricted

@@ -12,6 +12,7 @@ import { Clock } from '../ports/clock';
 import { ExpectedRevision, WrongExpectedRevision } from '../ports/event-store';
 import { ArtifactNormaliser, SCAN_STEPS, ScanFailure, ScanResult, ScanTarget } from '../ports/scanning';
 import { ScanLeases } from './scan-leases';
+import { TARGET_NOUN } from '../identity/visibility';
 
 /** Who claims: the built-in worker today, an agent later. Both go through this class (S1.3.1-21). */
 export interface ScanExecutorIdentity {
@@ -143,7 +144,7 @@ export class ScanLifecycle {
         };
         reserved = null; // the claim stands: the row lives until the attempt ends
         if (!target) {
-          await this.fail(claim, new ScanFailure('permanent', `The ${targetKind === 'repository' ? 'repository' : 'container image'} ${targetId} no longer exists.`));
+          await this.fail(claim, new ScanFailure('permanent', `The ${TARGET_NOUN[targetKind]} ${targetId} no longer exists.`));
           return null;
         }
         return claim;

@@ -10,7 +10,7 @@ import { sha256Hex } from '../../infrastructure/crypto/tokens';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
-import { Visibility } from '../identity/visibility';
+import { TARGET_NOUN, TARGET_TABLE, Visibility } from '../identity/visibility';
 import { Clock } from '../ports/clock';
 import { IdGenerator } from '../ports/ids';
 import { SettingsService } from '../settings/settings-service';
@@ -18,9 +18,7 @@ import { remediationWindowsOf } from '../triage/remediation-windows';
 import { badgeDecider, badgeStream } from './badge-tokens';
 import { ScanStatusPort, TargetRef, targetKey } from './scan-status';
 
-const TABLE: Record<TargetKind, 'repositories' | 'containers'> = { repository: 'repositories', container: 'containers' };
 const KINDS: readonly TargetKind[] = ['repository', 'container'];
-const NOUN: Record<TargetKind, string> = { repository: 'repository', container: 'container image' };
 const DAY_MS = 86_400_000;
 /** Above this many targets, overdue is asked for every target and filtered here: one statement instead of many. */
 const FEW = 500;
@@ -87,7 +85,7 @@ export class ScorecardService {
   async target(principal: Principal, kind: TargetKind, id: number) {
     const visibility = await Visibility.of(this.db, principal);
     const [target] = await this.figures(visibility, { kind, id });
-    if (!target) throw refuse.notFound(`No ${NOUN[kind]} ${id} is visible to you.`);
+    if (!target) throw refuse.notFound(`No ${TARGET_NOUN[kind]} ${id} is visible to you.`);
     const ref = [{ kind, id }];
     const [overdue, failed] = await Promise.all([this.overdueByTarget(ref), this.scans.lastScanFailed(ref)]);
     return {
@@ -236,7 +234,7 @@ export class ScorecardService {
     const named = ([['repository', body.repositoryId], ['container', body.containerId]] as const).filter(([, v]) => v !== undefined);
     if (named.length !== 1) throw refuse.invalid('Name exactly one of repositoryId and containerId.');
     const [kind, targetId] = named[0] as [TargetKind, number];
-    if (!(await this.db.knex(TABLE[kind]).where({ id: targetId }).first())) throw refuse.notFound(`No ${NOUN[kind]} ${targetId}.`);
+    if (!(await this.db.knex(TARGET_TABLE[kind]).where({ id: targetId }).first())) throw refuse.notFound(`No ${TARGET_NOUN[kind]} ${targetId}.`);
     const token = `vgl_b_${randomBytes(32).toString('base64url')}`;
     const id = await this.ids.next('scorecard_badge');
     const at = ctx.now.toISOString();
@@ -265,7 +263,7 @@ export class ScorecardService {
     if (!/^vgl_b_[A-Za-z0-9_-]{43}$/.test(token)) throw unknown();
     const badge: { target_kind: TargetKind; target_id: number } | undefined = await this.db.knex('scorecard_badges')
       .where({ token_hash: sha256Hex(token) }).whereNull('revoked_at').first('target_kind', 'target_id');
-    if (!badge || !(badge.target_kind in TABLE)) throw unknown();
+    if (!badge || !(badge.target_kind in TARGET_TABLE)) throw unknown();
     const everyone = new Visibility(true, new Set(), new Set(), new Set(), null);
     const [target] = await this.figures(everyone, { kind: badge.target_kind, id: Number(badge.target_id) });
     if (!target) throw unknown();
@@ -296,8 +294,8 @@ export class ScorecardService {
     }
     const perKind = KINDS.filter((kind) => !filter.kind || filter.kind === kind).map(async (kind) => {
       let q = this.rowsOf(kind);
-      if (filter.id !== undefined) q = q.where(`${TABLE[kind]}.id`, filter.id);
-      if (filter.projectIds) q = q.whereIn(`${TABLE[kind]}.project_id`, filter.projectIds.length ? [...filter.projectIds] : [-1]);
+      if (filter.id !== undefined) q = q.where(`${TARGET_TABLE[kind]}.id`, filter.id);
+      if (filter.projectIds) q = q.whereIn(`${TARGET_TABLE[kind]}.project_id`, filter.projectIds.length ? [...filter.projectIds] : [-1]);
       const rows: FiguresRow[] = await visibility.scope(q, kind);
       return rows.map((row) => ({ kind, row }));
     });
@@ -307,7 +305,7 @@ export class ScorecardService {
   }
 
   private rowsOf(kind: TargetKind) {
-    const table = TABLE[kind];
+    const table = TARGET_TABLE[kind];
     return this.db.knex(table)
       .leftJoin('scorecard_targets as s', (j) => { j.on('s.target_id', '=', `${table}.id`).andOnVal('s.target_kind', '=', kind); })
       .select(`${table}.id`, `${table}.name`, `${table}.project_id`, 's.open_critical', 's.open_high', 's.open_medium', 's.open_low', 's.open_kev',

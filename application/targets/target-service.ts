@@ -9,7 +9,7 @@ import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { IdentityService } from '../identity/identity-service';
 import { Principal } from '../identity/principal';
-import { Visibility } from '../identity/visibility';
+import { TARGET_NOUN, TARGET_TABLE, Visibility } from '../identity/visibility';
 import { IdGenerator } from '../ports/ids';
 import { WrongExpectedRevision } from '../ports/event-store';
 import { SettingsService } from '../settings/settings-service';
@@ -17,8 +17,6 @@ import { CredentialLinks, StreamAppendPlan } from '../credentials/credential-lin
 import { CloneUrlCheck, CloneUrlVerdict } from '../ports/clone-url-check';
 
 export const targetStream = (kind: TargetKind, id: number) => `${kind}-${id}`;
-const TABLE: Record<TargetKind, string> = { repository: 'repositories', container: 'containers' };
-const NOUN: Record<TargetKind, string> = { repository: 'repository', container: 'container image' };
 
 export interface TargetRow {
   id: number; url?: string; identity?: string; uniqueness_key?: string; branch?: string; sub_path?: string; image?: string; detected_languages?: string | null;
@@ -88,7 +86,7 @@ export class TargetService {
 
   async list(principal: Principal, kind: TargetKind, limit: number, after: number) {
     const visibility = await Visibility.of(this.db, principal);
-    const q = this.db.knex(TABLE[kind]).where(`${TABLE[kind]}.id`, '>', after).orderBy(`${TABLE[kind]}.id`).limit(limit + 1);
+    const q = this.db.knex(TARGET_TABLE[kind]).where(`${TARGET_TABLE[kind]}.id`, '>', after).orderBy(`${TARGET_TABLE[kind]}.id`).limit(limit + 1);
     const rows: TargetRow[] = await visibility.scope(q, kind);
     const defaultDays = await this.settings.get<number>('scan_default_interval_days');
     const items = rows.slice(0, limit).map((r) => this.toView(kind, r, defaultDays));
@@ -97,9 +95,9 @@ export class TargetService {
 
   /** The row when the caller sees it; 404 alike for unknown and unseen (spec 1 §7). */
   async visibleRow(principal: Principal, kind: TargetKind, id: number): Promise<TargetRow> {
-    const row: TargetRow | undefined = await this.db.knex(TABLE[kind]).where({ id }).first();
+    const row: TargetRow | undefined = await this.db.knex(TARGET_TABLE[kind]).where({ id }).first();
     const visibility = await Visibility.of(this.db, principal);
-    if (!row || !visibility.canSee(kind, row)) throw refuse.notFound(`No ${NOUN[kind]} ${id} is visible to you.`);
+    if (!row || !visibility.canSee(kind, row)) throw refuse.notFound(`No ${TARGET_NOUN[kind]} ${id} is visible to you.`);
     return row;
   }
 

@@ -3,6 +3,7 @@ import {
   AppendResult, Cursor, EventStore, ExpectedRevision, NewEvent, RecordedEvent, START, StreamAppend, WrongExpectedRevision,
 } from '../../application/ports/event-store';
 import { Database, rawRows } from '../db/database';
+import { pgNamedQuery } from '../db/prepared';
 
 /** Events over this size are refused: trap 7 of docs/EVENT-SOURCING (batch instead). */
 export const MAX_EVENT_BYTES = 900 * 1024;
@@ -133,13 +134,7 @@ export class SqlEventStore implements EventStore {
       const positional = text.replace(/\$(\d+)/g, (_, n: string) => { ordered.push(values[Number(n) - 1]); return '?'; });
       return rawRows<R>(this.db, await this.db.knex.raw(positional, ordered as never));
     }
-    const client = this.db.knex.client as unknown as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
-    const connection = await client.acquireConnection();
-    try {
-      return (await connection.query({ name, text, values })).rows as R[];
-    } finally {
-      await client.releaseConnection(connection);
-    }
+    return pgNamedQuery<R>(this.db, name, text, values);
   }
 
   async readStream<T = unknown>(stream: string): Promise<RecordedEvent<T>[]> {
@@ -276,8 +271,6 @@ export class SqlEventStore implements EventStore {
 }
 
 interface Planned { stream: string; event: NewEvent; revision: number }
-
-interface PgConnection { query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }> }
 
 /**
  * One stream's append in one statement (see appendInOneStatement). Columns travel as few, cheap
