@@ -1,6 +1,7 @@
 import { promises as dns } from 'node:dns';
 import * as net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { cloneTransport } from '../../domain/targets/clone-endpoint';
 
 /**
  * The clone guard (spec 1 §8.3 VIGIL_GIT_ALLOWED_HOSTS): which clone URLs Vigil may fetch.
@@ -68,9 +69,9 @@ export function parseCloneUrl(raw: string): CloneUrl {
   const display = redactUrl(url);
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
   if (scheme !== undefined) {
-    const kinds: Record<string, CloneUrl['scheme']> = { https: 'https', http: 'http', ssh: 'ssh', 'git+ssh': 'ssh', 'ssh+git': 'ssh', git: 'git' };
-    const kind = kinds[scheme];
-    if (!kind) throw new CloneUrlRefused(`The clone URL ${display} uses "${scheme}://"; only https, http, ssh and git URLs can be cloned.`);
+    // The scheme table repositories are checked with on entry (domain/targets/clone-endpoint.ts).
+    const kind = cloneTransport(url);
+    if (kind === 'file') throw new CloneUrlRefused(`The clone URL ${display} uses "${scheme}://"; only https, http, ssh and git URLs can be cloned.`);
     let parsed: URL;
     try {
       parsed = new URL(url);

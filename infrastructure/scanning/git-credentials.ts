@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CloneCredential } from '../../application/ports/scanning';
+import { normaliseTokenHost } from '../../domain/credentials/key-material';
 import type { CloneUrl } from './clone-guard';
 import { scanFailure } from './failures';
 
@@ -76,16 +77,13 @@ function checkKeyLoads(key: string, credentialId: number, display: string): Prom
   });
 }
 
-/** host[:port] of the credential, lower case, port defaulted to 443; null when it is not one. */
-function boundOrigin(host: string): { host: string; port: number } | null {
-  const text = host.trim();
-  if (!text || /[/@?#\s]/.test(text)) return null;
-  try {
-    const parsed = new URL(`https://${text}`);
-    return { host: parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, ''), port: parsed.port ? Number(parsed.port) : 443 };
-  } catch {
-    return null;
-  }
+/**
+ * The URL's host as a token is bound, by the rule the credential's host was saved with
+ * (normaliseTokenHost): lower case, IPv6 in brackets, `:port` unless it is 443.
+ */
+function tokenHostOfUrl(url: CloneUrl): string {
+  const host = (url.host.includes(':') ? `[${url.host}]` : url.host).replace(/\.$/, '');
+  return url.port === null || url.port === 443 ? host : `${host}:${url.port}`;
 }
 
 function urlOrigin(url: CloneUrl): string {
@@ -98,11 +96,15 @@ function httpsToken(credential: Extract<CloneCredential, { kind: 'https_token' }
   if (url.scheme !== 'https') {
     throw refuse(`credential ${credential.id} is an HTTPS token and the URL is ${url.scheme}://; a token is only sent over https`);
   }
-  const bound = boundOrigin(credential.host);
-  if (!bound) throw refuse(`credential ${credential.id} is bound to no valid host`);
-  const port = url.port ?? 443;
-  if (bound.host !== url.host.replace(/\.$/, '') || bound.port !== port) {
-    throw scanFailure('permanent', `Cloning ${url.display}: credential bound to another host (credential ${credential.id} is for ${bound.host}:${bound.port}, the URL names ${url.host}:${port}); the token was not sent.`);
+  let bound: string;
+  try {
+    bound = normaliseTokenHost(credential.host);
+  } catch {
+    throw refuse(`credential ${credential.id} is bound to no valid host`);
+  }
+  const named = tokenHostOfUrl(url);
+  if (bound !== named) {
+    throw scanFailure('permanent', `Cloning ${url.display}: credential bound to another host (credential ${credential.id} is for ${bound}, the URL names ${named}); the token was not sent.`);
   }
   // Basic authentication cannot carry a ":" in the user name, and a line break would end the header.
   if (!credential.username || /[:\r\n]/.test(credential.username)) throw refuse(`credential ${credential.id} has an empty user name or one containing ":" or a line break`);
