@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { KevEntry } from './feed-events';
+import { splitByJsonBytes } from '../shared/json-parts';
 
 /**
  * Pure decisions of the feed synchronisation: is a downloaded feed newer, the same or older than
@@ -95,19 +96,5 @@ export const MAX_PART_BYTES = 600 * 1024;
 
 /** Cuts items into parts whose JSON stays under maxBytes (an item over it alone is its own part). */
 export function partsUnder<T>(items: readonly T[], maxBytes = MAX_PART_BYTES): T[][] {
-  const parts: T[][] = [];
-  let current: T[] = [];
-  let size = 2;
-  for (const item of items) {
-    const bytes = Buffer.byteLength(JSON.stringify(item)) + 1;
-    if (current.length && size + bytes > maxBytes) {
-      parts.push(current);
-      current = [];
-      size = 2;
-    }
-    current.push(item);
-    size += bytes;
-  }
-  if (current.length) parts.push(current);
-  return parts;
+  return splitByJsonBytes(items, maxBytes);
 }

@@ -1,5 +1,6 @@
 import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
 import { HttpRefusal } from './refusal';
+import { splitByJsonBytes } from '../shared/json-parts';
 
 /**
  * What the coverage, test-report and build-SBOM imports share (spec 1 §4.3): the commit and
@@ -64,19 +65,6 @@ export const PART_BYTES = 512 * 1024;
 
 /** Consecutive slices of `items` whose JSON stays within `budget` bytes each (at least one slice, possibly empty). */
 export function parts<T>(items: readonly T[], budget = PART_BYTES): T[][] {
-  const out: T[][] = [];
-  let current: T[] = [];
-  let size = 2;
-  for (const item of items) {
-    const bytes = Buffer.byteLength(JSON.stringify(item)) + 1;
-    if (current.length > 0 && size + bytes > budget) {
-      out.push(current);
-      current = [];
-      size = 2;
-    }
-    current.push(item);
-    size += bytes;
-  }
-  out.push(current);
-  return out;
+  const slices = splitByJsonBytes(items, budget);
+  return slices.length > 0 ? slices : [[]];
 }
