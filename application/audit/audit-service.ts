@@ -29,15 +29,16 @@ export class AuditService {
     for (;;) {
       const rows: AuditEntry[] = await this.db.knex('audit_log').where('seq', '>', after).orderBy('seq').limit(2000);
       if (rows.length === 0) return { valid: true, entries, brokenAt: null, reason: null };
-      const events = new Map((await this.db.knex('events').select('event_id', 'data').whereIn('event_id', rows.map((r) => r.event_id)))
-        .map((e: { event_id: string; data: string }) => [String(e.event_id), e.data]));
+      // By position, the log's key; the entry's event id must match too.
+      const events = new Map((await this.db.knex('events').select('position', 'event_id', 'data').whereIn('position', rows.map((r) => r.position)))
+        .map((e: { position: string | number; event_id: string; data: string }) => [Number(e.position), e]));
       for (const r of rows) {
         entries++;
         const seq = Number(r.seq);
         if (seq !== entries) return { valid: false, entries, brokenAt: seq, reason: `entry ${entries} is missing` };
         if (r.prev_hash !== prev) return { valid: false, entries, brokenAt: seq, reason: 'the entry does not follow the one before it' };
-        const data = events.get(String(r.event_id));
-        if (data === undefined || dataHash(JSON.parse(data)) !== r.data_hash) return { valid: false, entries, brokenAt: seq, reason: 'the event it stands for is missing or changed' };
+        const event = events.get(Number(r.position));
+        if (event === undefined || String(event.event_id) !== String(r.event_id) || dataHash(JSON.parse(event.data)) !== r.data_hash) return { valid: false, entries, brokenAt: seq, reason: 'the event it stands for is missing or changed' };
         const { hash, prev_hash: _prev, ...entry } = r;
         if (entryHash(prev, { ...entry, seq, position: Number(entry.position), event_id: String(entry.event_id) }) !== hash) {
           return { valid: false, entries, brokenAt: seq, reason: 'the entry was changed' };

@@ -56,22 +56,39 @@ export class SqlEventStore implements EventStore {
   async appendMany(appends: StreamAppend[]): Promise<AppendResult> {
     const nonEmpty = appends.filter((a) => a.events.length > 0);
     if (nonEmpty.length === 0) throw new Error('appendMany: nothing to append');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.appendOnce(nonEmpty);
+      } catch (error) {
+        // 'any' promises no check: losing a race for the next revision is retried, not reported.
+        if (error instanceof RevisionRaceLost && attempt < ANY_ATTEMPTS) continue;
+        if (error instanceof RevisionRaceLost) throw error.refusal;
+        throw error;
+      }
+    }
+  }
+
+  private async appendOnce(nonEmpty: StreamAppend[]): Promise<AppendResult> {
     if (this.db.isPostgres && nonEmpty.length === 1 && nonEmpty[0].events.length <= INSERT_CHUNK && !this.options.beforeCommit) {
       const [one] = nonEmpty;
-      return this.appendInOneStatement({ ...one, rows: one.events.map((e) => serialise(one.stream, e)) });
+      return this.appendInOneStatement({ stream: one.stream, expectedRevision: one.expectedRevision, rows: one.events.map((e) => serialise(one.stream, e)) });
     }
     try {
       return await this.db.knex.transaction(async (trx) => {
         if (this.db.engine === 'mysql') await trx.raw('SELECT id FROM event_append_lock WHERE id = 1 FOR UPDATE');
         // Every read before the first write (see class comment).
         const current = await this.currentRevisions(trx, nonEmpty.map((a) => a.stream));
-        const idempotent = await this.alreadyAppended(trx, nonEmpty);
-        if (idempotent) return idempotent;
+        const refused = nonEmpty.find((a) => !expectationHolds(a.expectedRevision, current.get(a.stream) ?? null));
+        // A retry of a commit that already happened finds its events where they went (idempotence);
+        // with 'any' nothing else would stop it, so those are always looked for.
+        if (refused || nonEmpty.some((a) => a.expectedRevision === 'any')) {
+          const done = await this.alreadyAppended(trx, nonEmpty, current);
+          if (done) return done;
+        }
+        if (refused) throw new WrongExpectedRevision(refused.stream, refused.expectedRevision, current.get(refused.stream) ?? null);
         const planned: Planned[] = [];
         for (const append of nonEmpty) {
-          const actual = current.get(append.stream) ?? null;
-          checkExpected(append.stream, append.expectedRevision, actual);
-          const first = (actual ?? -1) + 1;
+          const first = (current.get(append.stream) ?? -1) + 1;
           append.events.forEach((event, i) => planned.push({ stream: append.stream, event, revision: first + i }));
         }
         const last = await this.insertRows(trx, planned);
@@ -79,47 +96,52 @@ export class SqlEventStore implements EventStore {
         return last;
       });
     } catch (error) {
-      if (isUniqueViolation(error)) {
-        const recheck = await this.alreadyAppended(this.db.knex, nonEmpty);
-        if (recheck) return recheck;
-        const streams = nonEmpty.map((a) => a.stream);
-        const actual = await this.currentRevisions(this.db.knex, streams);
-        const clash = nonEmpty[0];
-        throw new WrongExpectedRevision(clash.stream, clash.expectedRevision, actual.get(clash.stream) ?? null);
-      }
-      throw error;
+      if (!isUniqueViolation(error)) throw error;
+      return this.afterLostRace(nonEmpty);
     }
+  }
+
+  /**
+   * The append wrote nothing: another one took a revision it planned (the unique key on stream and
+   * revision refused it), or its expectation did not hold, or ('any') its events are already the
+   * stream's last. Answers the result when these very events are in the log (a retry, perhaps a
+   * concurrent one); throws the wrong expected revision of the first stream whose expectation fails,
+   * or RevisionRaceLost when only 'any' appends lost, which appendMany tries again.
+   */
+  private async afterLostRace(appends: ReadonlyArray<AppendPlan>): Promise<AppendResult> {
+    const current = await this.currentRevisions(this.db.knex, appends.map((a) => a.stream));
+    const done = await this.alreadyAppended(this.db.knex, appends, current);
+    if (done) return done;
+    const refused = appends.find((a) => !expectationHolds(a.expectedRevision, current.get(a.stream) ?? null));
+    if (refused) throw new WrongExpectedRevision(refused.stream, refused.expectedRevision, current.get(refused.stream) ?? null);
+    const lost = appends.find((a) => a.expectedRevision === 'any') ?? appends[0];
+    throw new RevisionRaceLost(new WrongExpectedRevision(lost.stream, lost.expectedRevision, current.get(lost.stream) ?? null));
   }
 
   /**
    * The common case on PostgreSQL: one stream, one statement, one round trip. The revision check
    * and the insert share the statement's snapshot, read before the transaction id is assigned at
    * the insert, so the stream-order guarantee of the class comment holds. A racing append to the
-   * same revision fails on the unique key and is reported as a wrong expected revision.
+   * same revision fails on the unique key; afterLostRace says what that means.
    */
-  private async appendInOneStatement(append: { stream: string; expectedRevision: ExpectedRevision; rows: SerialisedRow[] }): Promise<AppendResult> {
-    // 'any' passes null: no check. Columns go as arrays (unnest): the statement text never
-    // changes, so PostgreSQL keeps it prepared per connection (no parse or plan per append).
-    const expected = append.expectedRevision === 'any' ? null : append.expectedRevision === 'no_stream' ? -1 : Number(append.expectedRevision);
-    const shared = append.rows.every((r) => r.metadata === append.rows[0].metadata) ? append.rows[0].metadata : null;
-    const values = [
-      append.stream, append.rows.map((r) => r.event_id), append.rows.map((r) => r.type),
-      `[${append.rows.map((r) => r.data).join(',')}]`, shared, shared === null ? `[${append.rows.map((r) => r.metadata).join(',')}]` : '[]', expected,
-    ];
-    let rows: EventRow[];
+  private async appendInOneStatement(append: AppendPlan & { rows: SerialisedRow[] }): Promise<AppendResult> {
+    // Two statement texts that never change, so PostgreSQL keeps each prepared per connection
+    // (no parse or plan per append): one checks the expected revision, one ('any') looks for a retry.
+    const { rows } = append;
+    const shared = rows.every((r) => r.metadata === rows[0].metadata) ? rows[0].metadata : null;
+    const values: unknown[] = [append.stream, joinColumn(rows, 'event_id'), joinColumn(rows, 'type'), joinColumn(rows, 'data'), shared, shared === null ? joinColumn(rows, 'metadata') : null];
+    const any = append.expectedRevision === 'any';
+    if (any) values.push(rows.length, rows[0].event_id);
+    else values.push(append.expectedRevision === 'no_stream' ? -1 : Number(append.expectedRevision));
+    let written: EventRow[];
     try {
-      rows = await this.query<EventRow>('vigil_append_one_stream_v2', APPEND_ONE_STREAM, values);
+      written = await this.query<EventRow>(any ? 'vigil_append_any_v1' : 'vigil_append_expected_v1', any ? APPEND_ANY : APPEND_EXPECTED, values);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      rows = [];
+      written = [];
     }
-    if (rows.length === 0) {
-      const again = await this.alreadyAppended(this.db.knex, [append]);
-      if (again) return again;
-      const actual = (await this.currentRevisions(this.db.knex, [append.stream])).get(append.stream) ?? null;
-      throw new WrongExpectedRevision(append.stream, append.expectedRevision, actual);
-    }
-    const [last] = rows;
+    if (written.length === 0) return this.afterLostRace([append]);
+    const [last] = written;
     return { nextRevision: Number(last.revision), cursor: cursorOf(last) };
   }
 
@@ -201,9 +223,10 @@ export class SqlEventStore implements EventStore {
     // The database is owned by the composition root, which closes it.
   }
 
-  private columns(): string[] {
+  /** The cursor's columns and the named others (default: all). */
+  private columns(others: readonly string[] = ['event_id', 'stream_id', 'revision', 'type', 'data', 'metadata']): string[] {
     const commit = this.db.engine === 'mysql' ? "'0' AS commit_id" : 'commit_id::text AS commit_id';
-    return ['position', this.db.knex.raw(commit) as unknown as string, 'event_id', 'stream_id', 'revision', 'type', 'data', 'metadata'];
+    return ['position', this.db.knex.raw(commit) as unknown as string, ...others];
   }
 
   private async currentRevisions(q: Knex | Knex.Transaction, streams: string[]): Promise<Map<string, number>> {
@@ -219,19 +242,28 @@ export class SqlEventStore implements EventStore {
     return result;
   }
 
-  /** Re-appending the same event ids to the same streams succeeds without writing (idempotence). */
-  private async alreadyAppended(q: Knex | Knex.Transaction, appends: ReadonlyArray<{ stream: string; events?: readonly NewEvent[]; rows?: readonly SerialisedRow[] }>): Promise<AppendResult | null> {
-    const wanted = appends.flatMap((a) => (a.events ? a.events.map((e) => ({ id: e.id, stream: a.stream })) : a.rows!.map((r) => ({ id: r.event_id, stream: a.stream }))));
-    const found: EventRow[] = await q('events').select(this.columns()).whereIn('event_id', [wanted[0].id]);
-    if (found.length === 0) return null;
-    const byId = new Map<string, EventRow>();
-    for (let i = 0; i < wanted.length; i += 5000) {
-      const rows: EventRow[] = await q('events').select(this.columns()).whereIn('event_id', wanted.slice(i, i + 5000).map((w) => w.id));
-      for (const r of rows) byId.set(String(r.event_id), r);
+  /**
+   * Idempotence per stream, as EventStoreDB keeps it: an append is already done when its events,
+   * in order, are where it would have put them: right after its expected revision, or, with 'any',
+   * at the stream's end (so with 'any' only a retry of the stream's latest append is recognised).
+   * Answers the result of the last append when every one of them is done, else null. There is no
+   * global index on event ids: a check per stream costs only the revisions it names.
+   */
+  private async alreadyAppended(q: Knex | Knex.Transaction, appends: ReadonlyArray<AppendPlan>, current: ReadonlyMap<string, number>): Promise<AppendResult | null> {
+    let last: EventRow | undefined;
+    for (const append of appends) {
+      const ids = append.events ? append.events.map((e) => e.id) : append.rows!.map((r) => r.event_id);
+      const actual = current.get(append.stream);
+      if (actual === undefined) return null;
+      const after = append.expectedRevision === 'any' ? actual - ids.length : append.expectedRevision === 'no_stream' ? -1 : Number(append.expectedRevision);
+      if (after < -1 || after + ids.length > actual) return null;
+      const rows: EventRow[] = await q('events').select(this.columns(['event_id', 'revision']))
+        .where('stream_id', append.stream).andWhere('revision', '>', after).andWhere('revision', '<=', after + ids.length)
+        .orderBy('revision', 'asc');
+      if (rows.length !== ids.length || rows.some((r, i) => String(r.event_id).toLowerCase() !== ids[i].toLowerCase())) return null;
+      last = rows[rows.length - 1];
     }
-    if (!wanted.every((w) => byId.get(w.id)?.stream_id === w.stream)) return null;
-    const last = byId.get(wanted[wanted.length - 1].id)!;
-    return { nextRevision: last.revision, cursor: cursorOf(last) };
+    return { nextRevision: Number(last!.revision), cursor: cursorOf(last!) };
   }
 
   /**
@@ -251,13 +283,15 @@ export class SqlEventStore implements EventStore {
         chunk.push(row);
       }
       if (this.db.isPostgres) {
+        // Columns as separated texts, split by PostgreSQL in C (see joinColumn).
         const result = await trx.raw(
           `WITH ins AS (
              INSERT INTO events (event_id, stream_id, revision, type, data, metadata)
-             SELECT * FROM unnest(?::uuid[], ?::varchar[], ?::int[], ?::varchar[], ?::text[], ?::text[])
+             SELECT v.event_id::uuid, v.stream_id, v.revision::int, v.type, v.data, v.metadata
+               FROM ROWS FROM (${SPLIT}, ${SPLIT}, ${SPLIT}, ${SPLIT}, ${SPLIT}, ${SPLIT}) AS v(event_id, stream_id, revision, type, data, metadata)
              RETURNING position, revision, commit_id)
            SELECT position, revision, commit_id::text AS commit_id FROM ins ORDER BY position DESC LIMIT 1`,
-          [chunk.map((r) => r.event_id), chunk.map((r) => r.stream_id), chunk.map((r) => r.revision), chunk.map((r) => r.type), chunk.map((r) => r.data), chunk.map((r) => r.metadata)] as never,
+          [joinColumn(chunk, 'event_id'), joinColumn(chunk, 'stream_id'), chunk.map((r) => r.revision).join(SEPARATOR), joinColumn(chunk, 'type'), joinColumn(chunk, 'data'), joinColumn(chunk, 'metadata')],
         );
         last = rawRows<EventRow>(this.db, result)[0];
       } else {
@@ -272,22 +306,57 @@ export class SqlEventStore implements EventStore {
 
 interface Planned { stream: string; event: NewEvent; revision: number }
 
+/** An append as the store handles it: its events, or their serialised rows. */
+type AppendPlan = { stream: string; expectedRevision: ExpectedRevision } & ({ events: NewEvent[]; rows?: undefined } | { events?: undefined; rows: SerialisedRow[] });
+
+/** How often an 'any' append that keeps losing the race for the next revision is tried. */
+const ANY_ATTEMPTS = 20;
+
+/** Only 'any' appends lost a race for a revision: appendMany tries again (up to ANY_ATTEMPTS). */
+class RevisionRaceLost extends Error {
+  constructor(readonly refusal: WrongExpectedRevision) {
+    super(refusal.message);
+  }
+}
+
 /**
- * One stream's append in one statement (see appendInOneStatement). Columns travel as few, cheap
- * parameters: ids and types as arrays, the data of all events as ONE JSON array whose elements
- * PostgreSQL splits in C (json keeps each element's text exactly as sent), and the metadata once
- * when the events share it (a command's events do) instead of once per event. Only the last row
- * comes back. For 500 events this halves what the driver escapes and sends.
+ * Columns travel to PostgreSQL as one text each, values separated by ASCII's record separator and
+ * split in C by string_to_table: the driver neither escapes array literals nor does the server
+ * parse JSON. JSON.stringify never writes a raw control character (it escapes them), ids are
+ * UUIDs, and serialise() refuses a stream or type holding one, so the separator is unambiguous.
  */
-const APPEND_ONE_STREAM = `WITH cur AS (SELECT coalesce(max(revision), -1) AS rev FROM events WHERE stream_id = $1::varchar),
+const SEPARATOR = '\u001e';
+const SPLIT = "string_to_table(?::text, E'\\x1e')";
+
+function joinColumn<K extends keyof SerialisedRow>(rows: ReadonlyArray<Pick<SerialisedRow, K>>, column: K): string {
+  let out = '';
+  for (let i = 0; i < rows.length; i++) out += (i === 0 ? '' : SEPARATOR) + rows[i][column];
+  return out;
+}
+
+/**
+ * One stream's append in one statement (see appendInOneStatement): $1 stream, $2..$4 the events'
+ * ids, types and data as separated texts (joinColumn), $5 the metadata once when the events share
+ * it (a command's events do), else $6 each event's. `ok` holds the stream's last revision when the
+ * append may go ahead (the guard). Only the last row comes back.
+ */
+const appendOneStream = (guard: string) => `WITH cur AS (SELECT coalesce(max(revision), -1) AS rev FROM events WHERE stream_id = $1::varchar),
+  ok AS (SELECT cur.rev FROM cur WHERE ${guard}),
   ins AS (
     INSERT INTO events (event_id, stream_id, revision, type, data, metadata)
-    SELECT v.event_id, $1::varchar, cur.rev + v.ord::int, v.type, v.data::text, coalesce($5::text, v.meta::text)
-      FROM cur, ROWS FROM (unnest($2::uuid[]), unnest($3::varchar[]), json_array_elements($4::json), json_array_elements($6::json))
+    SELECT v.event_id::uuid, $1::varchar, ok.rev + v.ord::int, v.type, v.data, coalesce($5::text, v.meta)
+      FROM ok, ROWS FROM (string_to_table($2::text, E'\\x1e'), string_to_table($3::text, E'\\x1e'), string_to_table($4::text, E'\\x1e'), string_to_table($6::text, E'\\x1e'))
            WITH ORDINALITY AS v(event_id, type, data, meta, ord)
-     WHERE $7::int IS NULL OR cur.rev = $7::int
     RETURNING position, revision, commit_id)
   SELECT position, revision, commit_id::text AS commit_id FROM ins ORDER BY position DESC LIMIT 1`;
+
+/** $7: the expected last revision (-1 for no stream). */
+const APPEND_EXPECTED = appendOneStream('cur.rev = $7::int');
+/**
+ * 'any': no expectation, but a retry must not append twice, so the first event's id ($8) must not
+ * be among the stream's last $7 events (the number appended; see alreadyAppended).
+ */
+const APPEND_ANY = appendOneStream('NOT EXISTS (SELECT 1 FROM events t WHERE t.stream_id = $1::varchar AND t.revision > cur.rev - $7::int AND t.event_id = $8::uuid)');
 
 interface SerialisedRow {
   event_id: string;
@@ -301,6 +370,7 @@ interface SerialisedRow {
 const metadataText = new WeakMap<object, string>();
 
 function serialise(stream: string, event: NewEvent): SerialisedRow {
+  if (hasSeparator(stream) || hasSeparator(event.type)) throw new Error(`Stream and event type names hold no control characters: ${JSON.stringify(stream)}, ${JSON.stringify(event.type)}`);
   const data = JSON.stringify(event.data ?? null);
   // Characters bound bytes from below: only long texts need counting.
   if (data.length * 3 > MAX_EVENT_BYTES && Buffer.byteLength(data) > MAX_EVENT_BYTES) {
@@ -314,9 +384,12 @@ function serialise(stream: string, event: NewEvent): SerialisedRow {
   return { event_id: event.id, stream_id: stream, type: event.type, data, metadata };
 }
 
-function checkExpected(stream: string, expected: ExpectedRevision, actual: number | null): void {
-  if (expected === 'any') return;
-  if (expected === 'no_stream' ? actual !== null : actual !== expected) throw new WrongExpectedRevision(stream, expected, actual);
+function hasSeparator(name: string): boolean {
+  return name.includes(SEPARATOR);
+}
+
+function expectationHolds(expected: ExpectedRevision, actual: number | null): boolean {
+  return expected === 'any' || (expected === 'no_stream' ? actual === null : actual === expected);
 }
 
 function cursorOf(row: Pick<EventRow, 'commit_id' | 'position'>): Cursor {

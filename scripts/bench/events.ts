@@ -53,10 +53,12 @@ async function main(): Promise<void> {
     // 2. batches of 500: one writer, then four side by side (importers run concurrently)
     let id = 0;
     const batch = () => Array.from({ length: 500 }, () => repositoryRegistered(++id));
+    const batchCpu = cpuMeter();
     const batched = await timed(async () => {
       for (let b = 0; b < BATCHES; b++) await store.append(`bench-batch-${b}`, batch(), 'no_stream');
     });
-    console.log(`batched appends (500 per call, one writer): ${rate(BATCHES * 500, batched.ms)} events/s (${BATCHES * 500} events, ${batched.ms.toFixed(0)} ms)`);
+    const batchUsed = batchCpu.stop();
+    console.log(`batched appends (500 per call, one writer): ${rate(BATCHES * 500, batched.ms)} events/s (${BATCHES * 500} events, ${batched.ms.toFixed(0)} ms; CPU: Vigil ${batchUsed.processMs.toFixed(0)} ms, PostgreSQL ${batchUsed.postgresMs.toFixed(0)} ms)`);
     const prepared = Array.from({ length: BATCHES }, batch);
     const parallel = await timed(() => Promise.all([0, 1, 2, 3].map(async (w) => {
       for (let b = w; b < BATCHES; b += 4) await store.append(`bench-parallel-${b}`, prepared[b], 'no_stream');

@@ -70,6 +70,45 @@ export function eventStoreContract(fresh: () => EventStore, options: { atomicMul
     expect(await store.readStream(s)).to.have.length(1);
   });
 
+  it('treats a retry as already done per stream: after a revision, with any (the latest append), and across streams', async () => {
+    const s = `c-${randomUUID()}`;
+    const t = `c-${randomUUID()}`;
+    await store.append(s, [event('A')], 'no_stream');
+    const batch = [event('B'), event('C')];
+    const first = await store.append(s, batch, 0);
+    expect((await store.append(s, batch, 0)).nextRevision).to.equal(first.nextRevision);
+    const latest = [event('D')];
+    await store.append(s, latest, 'any');
+    expect((await store.append(s, latest, 'any')).nextRevision).to.equal(3);
+    expect((await store.readStream(s)).map((e) => e.type)).to.deep.equal(['A', 'B', 'C', 'D']);
+    const both = [{ stream: t, events: [event('T')], expectedRevision: 'no_stream' as const }, { stream: s, events: [event('E')], expectedRevision: 3 }];
+    const once = await store.appendMany(both);
+    expect((await store.appendMany(both)).nextRevision).to.equal(once.nextRevision);
+    expect(await store.readStream(t)).to.have.length(1);
+    expect(await store.readStream(s)).to.have.length(5);
+  });
+
+  it('recognises a retry by the revisions it names, even after later appends; the same event id on another stream is that stream\'s own', async () => {
+    const s = `c-${randomUUID()}`;
+    const other = `c-${randomUUID()}`;
+    const e = event('A');
+    await store.append(s, [e], 'no_stream');
+    await store.append(s, [event('B')], 0);
+    expect((await store.append(s, [e], 'no_stream')).nextRevision).to.equal(0);
+    await expect(store.append(s, [event('A')], 'no_stream')).to.be.rejectedWith(WrongExpectedRevision);
+    await store.append(other, [e], 'no_stream');
+    expect(await store.readStream(other)).to.have.length(1);
+    expect(await store.readStream(s)).to.have.length(2);
+  });
+
+  it('appends every one of many concurrent appends with any to one stream, each at its own revision', async () => {
+    const s = `c-${randomUUID()}`;
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => store.append(s, [event('Refused', { i })], 'any')));
+    expect(results.map((r) => r.nextRevision).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 12 }, (_, i) => i));
+    const read = await store.readStream(s);
+    expect(read.map((e) => (e.data as { i: number }).i).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 12 }, (_, i) => i));
+  });
+
   it(atomic ? 'appends several streams atomically: all or nothing' : 'appends several streams in order, stopping at the first refused one (ADR 0002)', async () => {
     const a = `c-${randomUUID()}`;
     const b = `c-${randomUUID()}`;
