@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
 import { dataHash, entryHash, GENESIS_HASH } from '../../projections/audit';
 import { describeEachEngine } from '../support/databases';
@@ -53,16 +54,21 @@ describeEachEngine('Projections: restart, rebuild, audit chain', ({ engine, get 
     await second.stop({ keepDatabase: true });
   });
 
-  it('chains the audit log by hash over each event\'s data; a changed event or entry breaks the chain', async () => {
+  it('chains the audit log by hash over each event\'s stored data (scheme 2, recomputable with any SHA-256 tool); a changed event or entry breaks the chain', async () => {
     const knex = get().db.knex;
     const rows: Array<Record<string, any>> = await knex('audit_log').orderBy('seq');
     expect(rows.length).to.be.greaterThan(10);
-    const events = new Map((await knex('events').select('event_id', 'data')).map((e: { event_id: string; data: string }) => [String(e.event_id), JSON.parse(e.data)]));
+    const stored = new Map((await knex('events').select('position', 'data')).map((e: { position: string | number; data: string }) => [Number(e.position), e.data]));
+    const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
     let prev = GENESIS_HASH;
     for (const r of rows) {
       const { hash, prev_hash: prevHash, ...entry } = r;
       expect(prevHash).to.equal(prev);
-      expect(entry.data_hash).to.equal(dataHash(events.get(String(entry.event_id))));
+      // Independently of projections/audit.ts: the stored text, and the documented array.
+      expect(entry.data_hash).to.equal(sha256(stored.get(Number(entry.position))!));
+      const fields = [Number(entry.seq), String(entry.event_id), Number(entry.position), entry.stream_id, entry.type, entry.actor === null ? null : Number(entry.actor), entry.address, entry.at, entry.data_hash];
+      expect(sha256(prev + JSON.stringify(fields))).to.equal(hash);
+      expect(entry.data_hash).to.equal(dataHash(JSON.parse(stored.get(Number(entry.position))!)));
       expect(entryHash(prev, { ...entry, seq: Number(entry.seq), position: Number(entry.position) } as never)).to.equal(hash);
       prev = hash;
     }
@@ -70,5 +76,26 @@ describeEachEngine('Projections: restart, rebuild, audit chain', ({ engine, get 
     const { hash, prev_hash: prevHash, ...entry } = forged;
     expect(entryHash(prevHash, { ...entry, seq: Number(entry.seq), position: Number(entry.position) } as never)).not.to.equal(hash);
     expect(JSON.stringify(rows)).not.to.match(/scrypt\$/);
+  });
+
+  it('rebuilds the audit chain in scheme 2 when upgrading from scheme 1 (migration v013), and it verifies', async () => {
+    const database = get();
+    const first = await startVigil({ engine, database });
+    await first.signIn();
+    await first.stop({ keepDatabase: true });
+    const knex = database.db.knex;
+    const entries = Number((await knex('audit_log').count({ n: '*' }).first())!.n);
+    expect(entries).to.be.greaterThan(0);
+    // The state of a database written by a Vigil before v013: other hashes, v013 not yet run.
+    await knex('audit_log').update({ hash: 'f'.repeat(64), data_hash: 'e'.repeat(64) });
+    await knex('knex_migrations').where({ name: 'v013-audit-chain-scheme-2' }).del();
+    const upgraded = await startVigil({ engine, database });
+    const admin = await upgraded.signIn();
+    const verification = await upgraded.request('GET', '/audit-log/verification', { token: admin });
+    expect(verification.status).to.equal(200);
+    expect(verification.body).to.include({ valid: true, brokenAt: null });
+    expect(verification.body.entries).to.be.greaterThan(entries);
+    expect(await knex('audit_log').where({ hash: 'f'.repeat(64) }).count({ n: '*' }).first()).to.satisfy((r: { n: unknown }) => Number(r.n) === 0);
+    await upgraded.stop({ keepDatabase: true });
   });
 });
