@@ -64,14 +64,16 @@ export const auditProjection: Projection = {
     const last: { seq: number; hash: string } | undefined = await w.trx('audit_log').select('seq', 'hash').orderBy('seq', 'desc').first();
     let seq = Number(last?.seq ?? 0);
     let prev = last?.hash ?? GENESIS_HASH;
-    const rows: AuditEntry[] = [];
     for (const e of events) {
       seq += 1;
-      const entry = { seq, event_id: e.id, position: e.cursor.position, stream_id: e.stream, type: e.type, actor: e.metadata.actor ?? null, address: (e.metadata.address as string | null) ?? null, at: e.metadata.at, data_hash: dataHash(e.data) };
-      const hash = entryHash(prev, entry);
-      rows.push({ ...entry, prev_hash: prev, hash });
-      prev = hash;
+      const row: AuditEntry = {
+        seq, event_id: e.id, position: e.cursor.position, stream_id: e.stream, type: e.type, actor: e.metadata.actor ?? null,
+        address: (e.metadata.address as string | null) ?? null, at: e.metadata.at, data_hash: dataHash(e.data), prev_hash: prev, hash: '',
+      };
+      row.hash = entryHash(prev, row);
+      prev = row.hash;
+      // No key: entries are only ever inserted, in order.
+      w.insert('audit_log', row as unknown as Record<string, unknown>, null);
     }
-    for (const row of rows) w.insert('audit_log', row as unknown as Record<string, unknown>, ['seq']);
   },
 };

@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import {
-  AppendResult, Cursor, EventStore, ExpectedRevision, NewEvent, RecordedEvent, START, StreamAppend, WrongExpectedRevision,
+  AppendResult, Cursor, EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent, START, StreamAppend, WrongExpectedRevision,
 } from '../../application/ports/event-store';
 import { Database, rawRows } from '../db/database';
 import { pgNamedQuery } from '../db/prepared';
@@ -164,7 +164,7 @@ export class SqlEventStore implements EventStore {
       .select(this.columns())
       .where('stream_id', stream)
       .orderBy('revision', 'asc');
-    return rows.map((r) => toRecorded<T>(r));
+    return toRecordedAll<T>(rows);
   }
 
   async readAll(after: Cursor, limit: number, context?: Knex.Transaction): Promise<RecordedEvent[]> {
@@ -172,7 +172,7 @@ export class SqlEventStore implements EventStore {
     if (this.db.engine === 'mysql') {
       const rows: EventRow[] = await q('events').select(this.columns()).where('position', '>', after.position)
         .orderBy('position', 'asc').limit(limit);
-      return rows.map((r) => toRecorded(r));
+      return toRecordedAll(rows);
     }
     // Without fresh statistics (right after a bulk append) the planner may pick a scan
     // and a sort of every later row for each page; the ordered index scan is always right here.
@@ -187,7 +187,7 @@ export class SqlEventStore implements EventStore {
       );
     };
     const result = context ? await page(context) : await this.db.knex.transaction(page);
-    return rawRows<EventRow>(this.db, result).map((r) => toRecorded(r));
+    return toRecordedAll(rawRows<EventRow>(this.db, result));
   }
 
   async head(): Promise<Cursor> {
@@ -396,16 +396,31 @@ function cursorOf(row: Pick<EventRow, 'commit_id' | 'position'>): Cursor {
   return { commit: String(row.commit_id ?? '0'), position: Number(row.position) };
 }
 
-function toRecorded<T>(row: EventRow): RecordedEvent<T> {
-  return {
-    id: row.event_id,
-    stream: row.stream_id,
-    revision: Number(row.revision),
-    type: row.type,
-    data: JSON.parse(row.data) as T,
-    metadata: JSON.parse(row.metadata),
-    cursor: cursorOf(row),
-  };
+/**
+ * Rows as recorded events. The events of one command share their metadata text, so a page parses
+ * it once per run of equal texts and its events share the object (events are read-only).
+ */
+function toRecordedAll<T>(rows: readonly EventRow[]): RecordedEvent<T>[] {
+  const out = new Array<RecordedEvent<T>>(rows.length);
+  let text: string | undefined;
+  let metadata: EventMetadata | undefined;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    if (row.metadata !== text) {
+      text = row.metadata;
+      metadata = JSON.parse(text) as EventMetadata;
+    }
+    out[i] = {
+      id: row.event_id,
+      stream: row.stream_id,
+      revision: Number(row.revision),
+      type: row.type,
+      data: JSON.parse(row.data) as T,
+      metadata: metadata!,
+      cursor: cursorOf(row),
+    };
+  }
+  return out;
 }
 
 export function isUniqueViolation(error: unknown): boolean {

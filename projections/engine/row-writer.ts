@@ -106,7 +106,7 @@ export class RowWriter {
    */
   private async insertByColumns(table: string, rows: Row[], conflictKey: readonly string[] | null): Promise<void> {
     const types = await columnTypes(this.trx, table);
-    const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+    const columns = columnsOf(rows);
     for (const c of columns) if (!types.has(c)) throw new Error(`RowWriter: ${table} has no column ${c}`);
     const onConflict = conflictKey
       ? ` ON CONFLICT (${conflictKey.map(quote).join(', ')}) DO UPDATE SET ${columns.filter((c) => !conflictKey.includes(c)).map((c) => `${quote(c)} = EXCLUDED.${quote(c)}`).join(', ')}`
@@ -135,6 +135,13 @@ function jsonColumnsAsText(row: Row): Row {
     }
   }
   return copy ?? row;
+}
+
+/** Every column any row names, in first-seen order (rows of a table mostly name the same ones). */
+function columnsOf(rows: readonly Row[]): string[] {
+  const seen = new Set<string>();
+  for (const row of rows) for (const key in row) if (!seen.has(key)) seen.add(key);
+  return [...seen];
 }
 
 const BIG_CHUNK = 5000;
