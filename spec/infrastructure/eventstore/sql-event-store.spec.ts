@@ -28,6 +28,17 @@ describeEachEngine('SQL event store contract', ({ get }) => {
     for (const a of refused) expect(await store.readStream(a.stream)).to.have.length(0);
   });
 
+  it('keeps data exactly through the separated columns: multi-byte text, the separator and other control characters inside strings, each metadata its own', async () => {
+    const store = new SqlEventStore(get().db);
+    const s = `text-${randomUUID()}`;
+    const tricky = ['é ü 中文 🙂', 'a\u001eb', 'tab\tnew\nline\u0000nul', '\\x1e', '"quoted" \\ back'];
+    const events = tricky.map((t, i) => ({ ...event('Text', { t, i }), metadata: { actor: i, at: '2026-01-01T00:00:00.000Z', note: t } }));
+    await store.append(s, events, 'no_stream');
+    const read = await store.readStream<{ t: string; i: number }>(s);
+    expect(read.map((e) => e.data.t)).to.deep.equal(tricky);
+    expect(read.map((e) => e.metadata.note)).to.deep.equal(tricky);
+  });
+
   it('refuses a stream or event type name holding a control character (the columns travel separated by one), writing nothing', async () => {
     const store = new SqlEventStore(get().db);
     const s = `bad-${randomUUID()}\u001e`;
