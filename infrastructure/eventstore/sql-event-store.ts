@@ -291,7 +291,7 @@ export class SqlEventStore implements EventStore {
                FROM ROWS FROM (${SPLIT}, ${SPLIT}, ${SPLIT}, ${SPLIT}, ${SPLIT}, ${SPLIT}) AS v(event_id, stream_id, revision, type, data, metadata)
              RETURNING position, revision, commit_id)
            SELECT position, revision, commit_id::text AS commit_id FROM ins ORDER BY position DESC LIMIT 1`,
-          [joinColumn(chunk, 'event_id'), joinColumn(chunk, 'stream_id'), chunk.map((r) => r.revision).join(SEPARATOR), joinColumn(chunk, 'type'), joinColumn(chunk, 'data'), joinColumn(chunk, 'metadata')],
+          [joinColumn(chunk, 'event_id'), joinColumn(chunk, 'stream_id'), chunk.map((r) => r.revision).join(SEPARATOR), joinColumn(chunk, 'type'), joinColumnBytes(chunk, 'data'), joinColumnBytes(chunk, 'metadata')],
         );
         last = rawRows<EventRow>(this.db, result)[0];
       } else {
