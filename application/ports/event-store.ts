@@ -15,7 +15,10 @@ export interface EventMetadata {
 }
 
 export interface NewEvent {
-  /** Unique event id (UUID). Re-appending the same id to the same stream is idempotent. */
+  /**
+   * Unique event id (UUID). Re-appending the same events to the same stream is idempotent: the
+   * append is done when they are where it would have put them (ADR 0010).
+   */
   id: string;
   type: string;
   data: unknown;
