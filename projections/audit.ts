@@ -40,7 +40,12 @@ export interface AuditEntry {
  * holds for EventStoreDB's JSON events too.
  */
 export function dataHash(data: unknown): string {
-  return sha256(JSON.stringify(data ?? null));
+  return storedDataHash(JSON.stringify(data ?? null));
+}
+
+/** SHA-256 of an event's data text exactly as the log stores it (what verification compares). */
+export function storedDataHash(text: string): string {
+  return sha256(text);
 }
 
 export function entryHash(prevHash: string, e: Omit<AuditEntry, 'hash' | 'prev_hash'>): string {

@@ -1,5 +1,5 @@
 import { Database } from '../../infrastructure/db/database';
-import { AuditEntry, dataHash, entryHash, GENESIS_HASH } from '../../projections/audit';
+import { AuditEntry, entryHash, GENESIS_HASH, storedDataHash } from '../../projections/audit';
 
 /**
  * The audit log for auditors: entries in order, and a verification that walks the chain and
@@ -29,7 +29,8 @@ export class AuditService {
     for (;;) {
       const rows: AuditEntry[] = await this.db.knex('audit_log').where('seq', '>', after).orderBy('seq').limit(2000);
       if (rows.length === 0) return { valid: true, entries, brokenAt: null, reason: null };
-      // By position, the log's key; the entry's event id must match too.
+      // By position, the log's key; the entry's event id must match too. The data is hashed as
+      // stored, byte for byte, as an auditor's own SHA-256 tool would (any change shows).
       const events = new Map((await this.db.knex('events').select('position', 'event_id', 'data').whereIn('position', rows.map((r) => r.position)))
         .map((e: { position: string | number; event_id: string; data: string }) => [Number(e.position), e]));
       for (const r of rows) {
@@ -38,7 +39,7 @@ export class AuditService {
         if (seq !== entries) return { valid: false, entries, brokenAt: seq, reason: `entry ${entries} is missing` };
         if (r.prev_hash !== prev) return { valid: false, entries, brokenAt: seq, reason: 'the entry does not follow the one before it' };
         const event = events.get(Number(r.position));
-        if (event === undefined || String(event.event_id) !== String(r.event_id) || dataHash(JSON.parse(event.data)) !== r.data_hash) return { valid: false, entries, brokenAt: seq, reason: 'the event it stands for is missing or changed' };
+        if (event === undefined || String(event.event_id) !== String(r.event_id) || storedDataHash(event.data) !== r.data_hash) return { valid: false, entries, brokenAt: seq, reason: 'the event it stands for is missing or changed' };
         const { hash, prev_hash: _prev, ...entry } = r;
         if (entryHash(prev, { ...entry, seq, position: Number(entry.position), event_id: String(entry.event_id) }) !== hash) {
           return { valid: false, entries, brokenAt: seq, reason: 'the entry was changed' };

@@ -32,4 +32,42 @@ describe('Audit log over HTTP', function () {
     const broken = await v.request('GET', '/audit-log/verification', { token: admin });
     expect(broken.body).to.include({ valid: false, brokenAt: entry.seq });
   });
+
+  describe('finds each kind of tampering (chain scheme 2)', () => {
+    let w: RunningVigil;
+    let token: string;
+    beforeEach(async () => {
+      w = await startVigil();
+      token = await w.signIn();
+      await w.request('POST', '/repositories', { token, body: { url: 'https://git.example/audit/two' } });
+    });
+    afterEach(async () => { await w.stop(); });
+    const registered = async () => (await w.request('GET', '/audit-log?type=RepositoryRegistered', { token })).body[0];
+    const verify = async () => (await w.request('GET', '/audit-log/verification', { token })).body;
+
+    it('a change of the stored data that parses to the same JSON (whitespace): the data is hashed as stored', async () => {
+      const entry = await registered();
+      const events = w.database.db.knex('events').where({ position: entry.position });
+      const { data } = await events.clone().first();
+      await events.clone().update({ data: ` ${data}` });
+      expect(await verify()).to.include({ valid: false, brokenAt: entry.seq, reason: 'the event it stands for is missing or changed' });
+    });
+
+    it('a removed event, and an entry pointing at another event', async () => {
+      const entry = await registered();
+      await w.database.db.knex('audit_log').where({ seq: entry.seq }).update({ event_id: '00000000-0000-7000-8000-000000000000' });
+      expect(await verify()).to.include({ valid: false, brokenAt: entry.seq, reason: 'the event it stands for is missing or changed' });
+    });
+
+    it('a changed entry field', async () => {
+      const entry = await registered();
+      await w.database.db.knex('audit_log').where({ seq: entry.seq }).update({ address: '10.0.0.1' });
+      expect(await verify()).to.include({ valid: false, brokenAt: entry.seq, reason: 'the entry was changed' });
+    });
+
+    it('a removed entry before the newest (removing the newest ones needs the newest hash kept elsewhere to show)', async () => {
+      await w.database.db.knex('audit_log').where({ seq: 2 }).del();
+      expect(await verify()).to.include({ valid: false, brokenAt: 3, reason: 'entry 2 is missing' });
+    });
+  });
 });
