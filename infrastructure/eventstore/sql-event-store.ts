@@ -56,6 +56,7 @@ export class SqlEventStore implements EventStore {
   async appendMany(appends: StreamAppend[]): Promise<AppendResult> {
     const nonEmpty = appends.filter((a) => a.events.length > 0);
     if (nonEmpty.length === 0) throw new Error('appendMany: nothing to append');
+    for (const a of nonEmpty) refuseSeparator('Stream', a.stream);
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.appendOnce(nonEmpty);
@@ -78,7 +79,7 @@ export class SqlEventStore implements EventStore {
         if (this.db.engine === 'mysql') await trx.raw('SELECT id FROM event_append_lock WHERE id = 1 FOR UPDATE');
         // Every read before the first write (see class comment).
         const current = await this.currentRevisions(trx, nonEmpty.map((a) => a.stream));
-        const refused = nonEmpty.find((a) => !expectationHolds(a.expectedRevision, current.get(a.stream) ?? null));
+        const refused = firstRefused(nonEmpty, current);
         // A retry of a commit that already happened finds its events where they went (idempotence);
         // with 'any' nothing else would stop it, so those are always looked for.
         if (refused || nonEmpty.some((a) => a.expectedRevision === 'any')) {
@@ -112,7 +113,7 @@ export class SqlEventStore implements EventStore {
     const current = await this.currentRevisions(this.db.knex, appends.map((a) => a.stream));
     const done = await this.alreadyAppended(this.db.knex, appends, current);
     if (done) return done;
-    const refused = appends.find((a) => !expectationHolds(a.expectedRevision, current.get(a.stream) ?? null));
+    const refused = firstRefused(appends, current);
     if (refused) throw new WrongExpectedRevision(refused.stream, refused.expectedRevision, current.get(refused.stream) ?? null);
     const lost = appends.find((a) => a.expectedRevision === 'any') ?? appends[0];
     throw new RevisionRaceLost(new WrongExpectedRevision(lost.stream, lost.expectedRevision, current.get(lost.stream) ?? null));
@@ -288,7 +289,7 @@ export class SqlEventStore implements EventStore {
           `WITH ins AS (
              INSERT INTO events (event_id, stream_id, revision, type, data, metadata)
              SELECT v.event_id::uuid, v.stream_id, v.revision::int, v.type, v.data, v.metadata
-               FROM ROWS FROM (${SPLIT}, ${SPLIT}, ${SPLIT}, ${SPLIT}, ${SPLIT}, ${SPLIT}) AS v(event_id, stream_id, revision, type, data, metadata)
+               FROM ROWS FROM (${split('?')}, ${split('?')}, ${split('?')}, ${split('?')}, ${split('?')}, ${split('?')}) AS v(event_id, stream_id, revision, type, data, metadata)
              RETURNING position, revision, commit_id)
            SELECT position, revision, commit_id::text AS commit_id FROM ins ORDER BY position DESC LIMIT 1`,
           [joinColumn(chunk, 'event_id'), joinColumn(chunk, 'stream_id'), chunk.map((r) => r.revision).join(SEPARATOR), joinColumn(chunk, 'type'), joinColumnBytes(chunk, 'data'), joinColumnBytes(chunk, 'metadata')],
@@ -326,7 +327,9 @@ class RevisionRaceLost extends Error {
  * UUIDs, and serialise() refuses a stream or type holding one, so the separator is unambiguous.
  */
 const SEPARATOR = '\u001e';
-const SPLIT = "string_to_table(?::text, E'\\x1e')";
+const SEPARATOR_BYTE = SEPARATOR.charCodeAt(0);
+/** The SQL that splits one separated parameter (`?` for knex, `$n` for a named statement). */
+const split = (parameter: string) => `string_to_table(${parameter}::text, E'\\x${SEPARATOR_BYTE.toString(16)}')`;
 
 /**
  * The same as UTF-8 bytes, for the long columns (data, metadata): written straight into one
@@ -340,7 +343,7 @@ function joinColumnBytes(rows: ReadonlyArray<Pick<SerialisedRow, 'data' | 'metad
   const out = Buffer.allocUnsafe(size);
   let at = 0;
   for (let i = 0; i < rows.length; i++) {
-    if (i > 0) out[at++] = 0x1e;
+    if (i > 0) out[at++] = SEPARATOR_BYTE;
     at += out.write(rows[i][column], at);
   }
   return out;
@@ -363,7 +366,7 @@ const appendOneStream = (guard: string) => `WITH cur AS (SELECT coalesce(max(rev
   ins AS (
     INSERT INTO events (event_id, stream_id, revision, type, data, metadata)
     SELECT v.event_id::uuid, $1::varchar, ok.rev + v.ord::int, v.type, v.data, coalesce($5::text, v.meta)
-      FROM ok, ROWS FROM (string_to_table($2::text, E'\\x1e'), string_to_table($3::text, E'\\x1e'), string_to_table($4::text, E'\\x1e'), string_to_table($6::text, E'\\x1e'))
+      FROM ok, ROWS FROM (${split('$2')}, ${split('$3')}, ${split('$4')}, ${split('$6')})
            WITH ORDINALITY AS v(event_id, type, data, meta, ord)
     RETURNING position, revision, commit_id)
   SELECT position, revision, commit_id::text AS commit_id FROM ins ORDER BY position DESC LIMIT 1`;
@@ -388,7 +391,7 @@ interface SerialisedRow {
 const metadataText = new WeakMap<object, string>();
 
 function serialise(stream: string, event: NewEvent): SerialisedRow {
-  if (hasSeparator(stream) || hasSeparator(event.type)) throw new Error(`Stream and event type names hold no control characters: ${JSON.stringify(stream)}, ${JSON.stringify(event.type)}`);
+  refuseSeparator('Event type', event.type);
   const data = JSON.stringify(event.data ?? null);
   // Characters bound bytes from below: only long texts need counting.
   if (data.length * 3 > MAX_EVENT_BYTES && Buffer.byteLength(data) > MAX_EVENT_BYTES) {
@@ -402,8 +405,13 @@ function serialise(stream: string, event: NewEvent): SerialisedRow {
   return { event_id: event.id, stream_id: stream, type: event.type, data, metadata };
 }
 
-function hasSeparator(name: string): boolean {
-  return name.includes(SEPARATOR);
+function refuseSeparator(what: string, name: string): void {
+  if (name.includes(SEPARATOR)) throw new Error(`${what} names hold no control characters: ${JSON.stringify(name)}`);
+}
+
+/** The first append whose expected revision the stream's current one does not meet. */
+function firstRefused<A extends { stream: string; expectedRevision: ExpectedRevision }>(appends: readonly A[], current: ReadonlyMap<string, number>): A | undefined {
+  return appends.find((a) => !expectationHolds(a.expectedRevision, current.get(a.stream) ?? null));
 }
 
 function expectationHolds(expected: ExpectedRevision, actual: number | null): boolean {
