@@ -1,5 +1,5 @@
 import {
-  credentialDecider, CredentialKind, credentialStream, inspectPrivateKey, normaliseTokenHost, parseKnownHosts, validateToken, validateTokenUser,
+  credentialDecider, CredentialKind, credentialStream, inspectPrivateKey, normaliseTokenHost, parseKnownHosts, SaveCredential, validateToken, validateTokenUser,
 } from '../../domain/credentials';
 import { DomainError, refuse } from '../../domain/shared/decider';
 import { Database } from '../../infrastructure/db/database';
@@ -74,24 +74,22 @@ export class CredentialService {
   async saveSshKey(ctx: RequestContext, body: SshKeyBody) {
     const key = inspectPrivateKey(body.privateKey);
     const pinned = parseKnownHosts(body.knownHosts);
-    this.requireKey();
-    const id = await this.ids.next('credential');
-    await this.commands.execute(credentialStream(id), credentialDecider, {
-      type: 'SaveCredential', id, kind: 'ssh_key', name: body.name, actor: ctx.actor, now: ctx.now,
-      ssh: { publicKey: key.publicKey, knownHosts: pinned.text, hosts: pinned.hosts }, sealed: this.box.seal(key.text, credentialStream(id)),
-    }, ctx);
-    return this.get(id);
+    return this.saveNew(ctx, body.name, key.text, { kind: 'ssh_key', ssh: { publicKey: key.publicKey, knownHosts: pinned.text, hosts: pinned.hosts } });
   }
 
   async saveHttpsToken(ctx: RequestContext, body: HttpsTokenBody) {
     const host = normaliseTokenHost(body.host);
     const username = validateTokenUser(body.username);
     const token = validateToken(body.token);
+    return this.saveNew(ctx, body.name, token, { kind: 'https_token', https: { host, username } });
+  }
+
+  /** A new credential of either kind, its secret sealed under the stream it lives in. */
+  private async saveNew(ctx: RequestContext, name: string, secret: string, details: Pick<SaveCredential, 'kind' | 'ssh' | 'https'>) {
     this.requireKey();
     const id = await this.ids.next('credential');
     await this.commands.execute(credentialStream(id), credentialDecider, {
-      type: 'SaveCredential', id, kind: 'https_token', name: body.name, actor: ctx.actor, now: ctx.now,
-      https: { host, username }, sealed: this.box.seal(token, credentialStream(id)),
+      type: 'SaveCredential', id, name, actor: ctx.actor, now: ctx.now, ...details, sealed: this.box.seal(secret, credentialStream(id)),
     }, ctx);
     return this.get(id);
   }
