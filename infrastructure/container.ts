@@ -36,7 +36,7 @@ import { SqlScanStatus } from '../application/scorecards/scan-status';
 import { ScorecardService } from '../application/scorecards/scorecard-service';
 import { GateService } from '../application/gate/gate-service';
 import { GateReads } from '../application/gate/gate-reads';
-import { BacklogVersion } from '../application/gate/candidate-cache';
+import { BacklogVersion } from '../application/gate/verdict-cache';
 import { ExceptionQueries } from '../application/triage/exception-queries';
 import { remediationWindowsOf } from '../application/triage/remediation-windows';
 import { ReviewScheduler } from '../application/triage/review-scheduler';

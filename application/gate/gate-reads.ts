@@ -2,13 +2,13 @@ import type { TargetObservation } from '../../domain/gate/observation';
 import { TARGET_TABLE, type TargetKind } from '../identity/visibility';
 import { Database } from '../../infrastructure/db/database';
 import { preparedRows } from '../../infrastructure/db/prepared';
-import { BacklogVersion } from './candidate-cache';
+import { BacklogVersion } from './verdict-cache';
 
 /** What the gate reads of a target before its issues: the row (for visibility), its scans, the backlog's version. */
 export interface TargetState {
   row: { id: number; project_id: number | null };
   observation: TargetObservation;
-  /** BacklogVersion (candidate-cache.ts), read here, before the candidate issues. */
+  /** BacklogVersion (verdict-cache.ts), read here, before the candidate issues. */
   backlogVersion: string;
 }
 

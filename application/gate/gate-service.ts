@@ -10,8 +10,8 @@ import { Principal } from '../identity/principal';
 import { TARGET_NOUN, TargetKind, Visibility } from '../identity/visibility';
 import { IdGenerator } from '../ports/ids';
 import { IdBlocks } from '../shared/id-blocks';
-import { BacklogVersion, CandidateCache } from './candidate-cache';
-import { GateReads } from './gate-reads';
+import { BacklogVersion, EvaluatedVerdict, VerdictCache } from './verdict-cache';
+import { GateReads, TargetState } from './gate-reads';
 import { AppliedPolicy, appliedPolicy, GATE_FAILED_SIEM, StoredViolations, verdictGiven, verdictStream } from './verdict-event';
 
 /** POST /gate (CONVENTIONS.md): one way of naming the target, and an optional policy. */
@@ -31,6 +31,18 @@ export interface GateAnswer {
   violations: readonly Violation[];
   policy: AppliedPolicy;
   at: string;
+  /** `violations` as JSON text, made once while the target's state stands still (verdict-cache.ts). */
+  violationsJson: string;
+}
+
+/**
+ * The answer's JSON text: {id, targetKind, targetId, passed, violations, policy, at}, with the
+ * violations spliced in as already serialised, so that a hot target's thousands of violations are
+ * not serialised again on every call.
+ */
+export function gateAnswerJson(a: GateAnswer): string {
+  const head = JSON.stringify({ id: a.id, targetKind: a.targetKind, targetId: a.targetId, passed: a.passed });
+  return `${head.slice(0, -1)},"violations":${a.violationsJson},"policy":${JSON.stringify(a.policy)},"at":${JSON.stringify(a.at)}}`;
 }
 
 export interface VerdictFilter {
@@ -117,8 +129,8 @@ export class GateService {
    * verdicts given in the same moment may interleave out of time order.
    */
   private readonly verdictIds: IdBlocks;
-  /** Candidate issues per target and policy shape, while the backlog version stands (candidate-cache.ts). */
-  private readonly candidates = new CandidateCache();
+  /** Evaluated verdicts per target and policy, while the target's state stands (verdict-cache.ts). */
+  private readonly evaluated = new VerdictCache();
 
   constructor(
     private readonly db: Database,
@@ -141,12 +153,7 @@ export class GateService {
     // (the cache needs the version read first); unknown and unseen targets both answer 404.
     const [state, visibility] = await Promise.all([this.reads.targetState(target.kind, target.id), visibilityOf()]);
     if (!state || !visibility.canSee(target.kind, state.row)) throw refuse.notFound(`No ${TARGET_NOUN[target.kind]} ${target.id} is visible to you.`);
-    const [issues, coverage, id] = await Promise.all([
-      this.candidateIssues(target.kind, target.id, policy, state.backlogVersion),
-      policy.minLineCoverage === null ? Promise.resolve(null) : this.lineCoverage(target.kind, target.id),
-      this.verdictIds.next(),
-    ]);
-    const verdict = evaluateGate({ observation: state.observation, issues, coverage, policy: request.policy });
+    const [verdict, id] = await Promise.all([this.evaluate(target.kind, target.id, policy, request.policy, state), this.verdictIds.next()]);
     const at = ctx.now.toISOString();
     const applied = appliedPolicy(policy);
     const event = verdictGiven({
@@ -154,7 +161,28 @@ export class GateService {
       accountId: principal.accountId, keyId: principal.keyId, at,
     });
     await this.commands.appendGrouped([{ stream: verdictStream(id), events: [event], expectedRevision: 'no_stream' }], ctx);
-    return { id, targetKind: target.kind, targetId: target.id, passed: verdict.passed, violations: verdict.violations, policy: applied, at };
+    return { id, targetKind: target.kind, targetId: target.id, passed: verdict.passed, violations: verdict.violations, policy: applied, at, violationsJson: verdict.violationsJson };
+  }
+
+  /**
+   * The verdict for the target's current state, from the cache while the backlog version, the scan
+   * observation and the coverage counts stand still; otherwise read, evaluated by the pure domain
+   * function and kept when the backlog did not move during the read.
+   */
+  private async evaluate(kind: TargetKind, id: number, policy: GatePolicy, input: GatePolicyInput | null | undefined, state: TargetState): Promise<EvaluatedVerdict> {
+    const coverage = policy.minLineCoverage === null ? null : await this.lineCoverage(kind, id);
+    const { name } = candidateStatement(policy);
+    const key = `${kind}:${id}:${name}:${policy.minLineCoverage ?? '-'}`;
+    const observation = state.observation;
+    const version = `${state.backlogVersion}/${observation.anyScanCompleted ? 1 : 0}/${observation.newestFinishedScanStatus ?? '-'}`
+      + `/${coverage ? `${coverage.linesCovered}:${coverage.linesTotal}` : '-'}`;
+    const cached = this.evaluated.get(key, version);
+    if (cached) return cached;
+    const issues = await this.candidateIssues(kind, id, policy);
+    const verdict = evaluateGate({ observation, issues, coverage, policy: input });
+    const entry: EvaluatedVerdict = { passed: verdict.passed, violations: verdict.violations, violationsJson: JSON.stringify(verdict.violations) };
+    if ((await this.backlogVersion.read()) === state.backlogVersion) this.evaluated.set(key, version, entry);
+    return entry;
   }
 
   /** GET /gate/verdicts: newest first, only verdicts on targets the caller sees. */
@@ -218,18 +246,13 @@ export class GateService {
    * Prepared per policy shape (at most 32 texts); the vocabularies are our own constants, written
    * into the text so that PostgreSQL's partial indexes of open issues (v009) serve a generic plan.
    */
-  private async candidateIssues(kind: TargetKind, id: number, policy: GatePolicy, version: string): Promise<readonly GateIssue[]> {
+  private async candidateIssues(kind: TargetKind, id: number, policy: GatePolicy): Promise<readonly GateIssue[]> {
     const { name, text } = candidateStatement(policy);
-    const key = `${kind}:${id}:${name}`;
-    const cached = this.candidates.get(key, version);
-    if (cached) return cached;
     const rows = await preparedRows<CandidateRow>(this.db, name, text, [kind, id]);
-    const issues = rows.map((r) => ({
+    return rows.map((r) => ({
       issueId: Number(r.id), identifier: r.identifier ?? r.rule_id, severity: r.severity as Severity, package: r.package_name,
       kev: Boolean(r.kev), fixable: Boolean(r.fixable), triageStatus: r.triage_status as TriageStatus, type: r.type,
     }));
-    if ((await this.backlogVersion.read()) === version) this.candidates.set(key, version, issues);
-    return issues;
   }
 
   /** The newest coverage import's line counts (repositories only), for a policy naming min_line_coverage. */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
-import { GateRequest, MAY_NOT_ASK } from '../../../application/gate/gate-service';
+import { gateAnswerJson, GateRequest, MAY_NOT_ASK } from '../../../application/gate/gate-service';
 import { WRITING_ROLES } from '../../../domain/identity/roles';
 import { refuse } from '../../../domain/shared/decider';
 import { RouteDef, VigilRequest } from '../route';
@@ -63,7 +63,11 @@ export function gateRoutes(s: Services): RouteDef[] {
         401: { description: 'No or bad credential' }, 403: { description: 'Key without scope scan, or an account that may not ask' },
         404: { description: 'Unknown target, or outside the key\'s restriction or the caller\'s view' },
       },
-      handler: async (req: VigilRequest) => s.gate.ask(req.ctx!, req.principal!, req.body as GateRequest),
+      // The answer's text is spliced from the verdict's serialised violations (gateAnswerJson).
+      handler: async (req: VigilRequest, res: Response) => {
+        const answer = await s.gate.ask(req.ctx!, req.principal!, req.body as GateRequest);
+        res.status(200).type('application/json').send(gateAnswerJson(answer));
+      },
     },
     {
       method: 'get', path: '/gate/verdicts', tag: 'Gate',

@@ -256,6 +256,26 @@ describe('Gate: POST /gate and the verdict register', function () {
       expect((await gate(scanKey, { repositoryId: busy, policy: { include_triaged: true } })).body.passed).to.equal(true);
     });
 
+    it('repeated calls on a standing backlog answer the same text, in the documented member order', async () => {
+      const a = await gate(scanKey, { repositoryId: target, policy: { severity: 'low' } });
+      const b = await gate(scanKey, { repositoryId: target, policy: { severity: 'low' } });
+      expect(Object.keys(a.body)).to.deep.equal(['id', 'targetKind', 'targetId', 'passed', 'violations', 'policy', 'at']);
+      expect(a.text).to.equal(JSON.stringify(a.body));
+      expect(b.body.id).to.not.equal(a.body.id);
+      expect(b.body.violations).to.deep.equal(a.body.violations);
+      expect(b.text.slice(b.text.indexOf('"violations"'), b.text.indexOf('"policy"'))).to.equal(a.text.slice(a.text.indexOf('"violations"'), a.text.indexOf('"policy"')));
+    });
+
+    it('[S1.7-31] a scan that fails after a passing verdict counts on the next call though the backlog stands still', async () => {
+      const steady = await repository('https://git.example/gate/steady');
+      await scanned(v, 'repository', steady, 'completed', '2026-02-01T00:00:00.000Z');
+      await seedFindings(v, { kind: 'repository', id: steady }, [{ ruleId: 'CVE-S', severity: 'low' }]);
+      for (let i = 0; i < 2; i++) expect((await gate(scanKey, { repositoryId: steady })).body.passed).to.equal(true);
+      await scanned(v, 'repository', steady, 'failed', '2026-02-02T00:00:00.000Z');
+      const after = await gate(scanKey, { repositoryId: steady });
+      expect(after.body.violations).to.deep.equal([{ rule: 'observation', reason: 'The newest finished scan of the target failed' }]);
+    });
+
     it('resolved issues no longer count', async () => {
       const gone = await repository('https://git.example/gate/resolved');
       await scanned(v, 'repository', gone);
