@@ -1,6 +1,6 @@
 import { accountDecider, MIN_PASSWORD_LENGTH } from '../../domain/identity/account';
 import { apiKeyDecider, KeyRestriction, RevocationReason } from '../../domain/identity/api-key';
-import { isAdministrator, Role, Scope } from '../../domain/identity/roles';
+import { effectiveScopes, isAdministrator, Role, Scope } from '../../domain/identity/roles';
 import { DomainError, refuse } from '../../domain/shared/decider';
 import { Database } from '../../infrastructure/db/database';
 import { preparedRows } from '../../infrastructure/db/prepared';
@@ -162,7 +162,7 @@ export class IdentityService {
       if (!account || !account.active) return null;
       // The idle clock moves at most every few seconds: a write per request is not needed.
       if (now.getTime() - lastSeen > 5000) await this.db.knex('sessions').where({ token_hash: hash }).update({ last_seen_at: now.toISOString() });
-      return { kind: 'session', accountId: Number(account.id), username: account.username, displayName: account.display_name, roles: JSON.parse(account.roles), scopes: null, keyId: null, restriction: null };
+      return { kind: 'session', accountId: Number(account.id), username: account.username, displayName: account.display_name, roles: JSON.parse(account.roles), scopes: null, withdrawnScopes: [], keyId: null, restriction: null };
     }
     // Key and account in one statement: every pipeline call starts here, one round trip less each.
     type KeyAndAccount = Pick<ApiKeyRow, 'id' | 'account_id' | 'scopes' | 'restriction_kind' | 'restriction_id' | 'expires_at' | 'revoked_at'>
@@ -172,9 +172,13 @@ export class IdentityService {
       + ' FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?', [hash]);
     if (!key || key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return null;
     if (!key.active) return null;
+    // A key does what its account's current roles still allow (the rule of issue, applied on
+    // every use): a writer's import key made a reader's stops importing (issue #17).
+    const roles: Role[] = JSON.parse(key.roles);
+    const scopes = effectiveScopes(JSON.parse(key.scopes), roles);
     return {
-      kind: 'key', accountId: Number(key.account_id), username: key.username, displayName: key.display_name, roles: JSON.parse(key.roles),
-      scopes: JSON.parse(key.scopes), keyId: Number(key.id), restriction: key.restriction_kind ? { kind: key.restriction_kind, id: Number(key.restriction_id) } : null,
+      kind: 'key', accountId: Number(key.account_id), username: key.username, displayName: key.display_name, roles,
+      scopes: scopes.held, withdrawnScopes: scopes.withdrawn, keyId: Number(key.id), restriction: key.restriction_kind ? { kind: key.restriction_kind, id: Number(key.restriction_id) } : null,
     };
   }
 
