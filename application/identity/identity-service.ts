@@ -104,14 +104,18 @@ export class IdentityService {
 
   async updateAccount(ctx: RequestContext, id: number, patch: { displayName?: string; roles?: string[]; active?: boolean }) {
     await this.commands.execute(accountStream(id), accountDecider, { type: 'UpdateAccount', ...patch }, ctx);
+    // A deactivated account's sessions end: reactivating it must not bring them back (issue #17).
+    if (patch.active === false) await this.endSessions(ctx, id);
     return this.getAccount(id);
   }
 
-  async changeOwnPassword(ctx: RequestContext, principal: Principal, currentPassword: string, newPassword: string): Promise<void> {
+  /** `sessionToken` is the session that asks: it stays; the account's other sessions end (issue #17). */
+  async changeOwnPassword(ctx: RequestContext, principal: Principal, currentPassword: string, newPassword: string, sessionToken: string): Promise<void> {
     const row: AccountRow | undefined = await this.db.knex('accounts').where({ id: principal.accountId }).first();
     if (!row || !(await verifyPassword(currentPassword ?? '', row.password_hash))) throw refuse.forbidden('The current password is not right.');
     if (typeof newPassword !== 'string' || newPassword.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
     await this.commands.execute(accountStream(principal.accountId), accountDecider, { type: 'ChangeOwnPassword', passwordHash: await hashPassword(newPassword) }, ctx);
+    await this.endSessions(ctx, principal.accountId, sessionToken);
     // Spec 1 §5: an administrator's own change revokes the keys that account issued.
     if (isAdministrator(principal.roles)) await this.revokeKeysOf(ctx, principal.accountId, 'password_changed');
   }
@@ -120,7 +124,14 @@ export class IdentityService {
     if (typeof newPassword !== 'string' || newPassword.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
     await this.commands.execute(accountStream(id), accountDecider, { type: 'ResetPassword', passwordHash: await hashPassword(newPassword) }, ctx);
     await this.revokeKeysOf(ctx, id, 'password_reset');
-    await this.db.knex('sessions').where({ account_id: id }).whereNull('ended_at').update({ ended_at: ctx.now.toISOString() });
+    await this.endSessions(ctx, id);
+  }
+
+  /** Ends an account's open sessions, but the one named by `keep` (sessions are a table, ADR 0004). */
+  private async endSessions(ctx: RequestContext, accountId: number, keep?: string): Promise<void> {
+    const q = this.db.knex('sessions').where({ account_id: accountId }).whereNull('ended_at');
+    if (keep !== undefined) q.whereNot({ token_hash: sha256Hex(keep) });
+    await q.update({ ended_at: ctx.now.toISOString() });
   }
 
   // ---- sessions ----------------------------------------------------------------------------

@@ -50,10 +50,10 @@ export function identityRoutes(s: Services): RouteDef[] {
       },
     },
     {
-      method: 'put', path: '/me/password', tag, summary: "Change one's own password (an administrator's change revokes the keys that account issued)", auth: { sessionOnly: true },
+      method: 'put', path: '/me/password', tag, summary: "Change one's own password; ends one's other sessions (an administrator's change also revokes the keys that account issued)", auth: { sessionOnly: true },
       body: Type.Object({ currentPassword: Password, newPassword: Password }, { additionalProperties: false }),
       responses: { 204: { description: 'Changed' } },
-      handler: async (req) => { await s.identity.changeOwnPassword(req.ctx!, principalOf(req), req.body.currentPassword, req.body.newPassword); },
+      handler: async (req) => { await s.identity.changeOwnPassword(req.ctx!, principalOf(req), req.body.currentPassword, req.body.newPassword, req.bearer!); },
     },
     {
       method: 'get', path: '/accounts', tag, summary: 'Accounts (administrator)', auth: admin,
@@ -67,7 +67,7 @@ export function identityRoutes(s: Services): RouteDef[] {
       handler: async (req) => s.identity.createAccount(req.ctx!, req.body),
     },
     {
-      method: 'patch', path: '/accounts/{id}', tag, summary: 'Change an account (administrator)', auth: admin, params: Id,
+      method: 'patch', path: '/accounts/{id}', tag, summary: 'Change an account (administrator); deactivating it ends its sessions', auth: admin, params: Id,
       body: Type.Object({ displayName: Type.Optional(Type.String({ maxLength: 200 })), roles: Type.Optional(Type.Array(Type.String(), { minItems: 1 })), active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
       responses: { 200: { description: 'Changed', schema: Account } },
       handler: async (req) => s.identity.updateAccount(req.ctx!, Number(req.params.id), req.body),
