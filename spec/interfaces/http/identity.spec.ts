@@ -237,6 +237,19 @@ describe('Identity and access over HTTP', function () {
       expect((await v.request('GET', '/me', { token: otherAccount.token })).status).to.equal(200);
     });
 
+    it('refuses a new password holding a control character (400), so that every password set can sign in', async () => {
+      const writer = await v.account(['writer']);
+      const before = await v.eventCount();
+      const own = await v.request('PUT', '/me/password', { token: writer.token, body: { currentPassword: 'a-long-enough-password', newPassword: 'a-brand-new\u0000password' } });
+      const reset = await v.request('POST', `/accounts/${writer.id}/password-reset`, { token: admin, body: { newPassword: 'reset-password\n123' } });
+      const created = await v.request('POST', '/accounts', { token: admin, body: { username: 'tabbed', password: 'twelve-chars\tok', roles: ['writer'] } });
+      for (const r of [own, reset, created]) {
+        expect(r.status).to.equal(400);
+        expect(r.body.detail).to.match(/control characters/);
+      }
+      expect(await v.eventCount()).to.equal(before);
+    });
+
     it('[S1.5-14] a password reset revokes that account\'s keys and ends its sessions', async () => {
       const writer = await v.account(['writer']);
       const { key } = await v.key(writer.token, { name: 'k', scopes: ['read'] });
