@@ -11,6 +11,7 @@ import { CoverageImportService } from '../application/imports/coverage-import';
 import { TestReportImportService } from '../application/imports/test-report-import';
 import { SourceService } from '../application/sources/source-service';
 import { IdentityService } from '../application/identity/identity-service';
+import { SignInThrottle } from '../application/identity/sign-in-throttle';
 import { TeamService } from '../application/identity/team-service';
 import { Clock, systemClock } from '../application/ports/clock';
 import { EventStore } from '../application/ports/event-store';
@@ -119,6 +120,7 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
   c.bind(TOKENS.Identity).toDynamicValue((ctx) => new IdentityService(
     ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator), ctx.container.get(TOKENS.Clock),
     { lifetimeMs: config.sessionLifetimeMs, idleMs: config.sessionIdleMs, passwordLogin: config.passwordLogin, oidcIssuer: config.oidcIssuer },
+    new SignInThrottle(config.signInThrottle),
   ));
   c.bind(TOKENS.Teams).toDynamicValue((ctx) => new TeamService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands), ctx.container.get(TOKENS.IdGenerator)));
   c.bind(TOKENS.Settings).toDynamicValue((ctx) => new SettingsService(ctx.container.get(TOKENS.Database), ctx.container.get(TOKENS.Commands)));

@@ -1,6 +1,6 @@
-import { accountDecider, MIN_PASSWORD_LENGTH } from '../../domain/identity/account';
+import { accountDecider, checkNewPassword, CONTROL_CHARACTER, MIN_PASSWORD_LENGTH, printableName } from '../../domain/identity/account';
 import { apiKeyDecider, KeyRestriction, RevocationReason } from '../../domain/identity/api-key';
-import { isAdministrator, Role, Scope } from '../../domain/identity/roles';
+import { effectiveScopes, isAdministrator, Role, Scope } from '../../domain/identity/roles';
 import { DomainError, refuse } from '../../domain/shared/decider';
 import { Database } from '../../infrastructure/db/database';
 import { preparedRows } from '../../infrastructure/db/prepared';
@@ -10,6 +10,7 @@ import { CommandHandler, RequestContext } from '../command-handler';
 import { Clock } from '../ports/clock';
 import { IdGenerator } from '../ports/ids';
 import { Principal } from './principal';
+import { SignInThrottle, ThrottleScope } from './sign-in-throttle';
 import { TARGET_NOUN, Visibility } from './visibility';
 
 export interface AccountRow {
@@ -23,6 +24,19 @@ export interface ApiKeyRow {
 export const accountStream = (id: number) => `account-${id}`;
 export const usernameStream = (username: string) => `username-${username.toLowerCase()}`;
 export const apiKeyStream = (id: number) => `api-key-${id}`;
+
+/** Spec 2 §6: the password throttle refuses an attempt (once per ceiling reached). */
+export const SIGN_IN_CEILING_SIEM = { signature: 'VGL-SEC-007', name: 'Sign-in failure ceiling reached', severity: 7 } as const;
+
+/** Whom a throttle event is about: the name typed (escaped) or the address bucket. */
+function throttled(scope: ThrottleScope, subject: string) {
+  return scope === 'account' ? { scope, username: printableName(subject) } : { scope, address: subject };
+}
+
+export type SignInOutcome =
+  | { signedIn: { token: string; expiresAt: string; account: ReturnType<typeof accountView> } }
+  | { refused: 'credentials' }
+  | { refused: 'throttled'; retryAfterSeconds: number };
 
 export function accountView(row: AccountRow) {
   return { id: Number(row.id), username: row.username, displayName: row.display_name, roles: JSON.parse(row.roles) as Role[], active: Boolean(row.active), createdAt: row.created_at, updatedAt: row.updated_at };
@@ -46,6 +60,7 @@ export class IdentityService {
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
     private readonly sessionPolicy: { lifetimeMs: number; idleMs: number; passwordLogin: boolean; oidcIssuer: string | null },
+    private readonly throttle: SignInThrottle,
   ) {}
 
   async accountCount(): Promise<number> {
@@ -72,7 +87,7 @@ export class IdentityService {
   }
 
   private async createAccountUnchecked(ctx: RequestContext, body: { username: string; displayName?: string; password: string; roles: string[] }, bootstrap: boolean) {
-    if (typeof body.password !== 'string' || body.password.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    checkNewPassword(body.password);
     const id = await this.ids.next('account');
     const events = accountDecider.decide(
       { type: 'CreateAccount', id, username: body.username, displayName: body.displayName ?? body.username, roles: body.roles, passwordHash: await hashPassword(body.password), bootstrap },
@@ -104,41 +119,93 @@ export class IdentityService {
 
   async updateAccount(ctx: RequestContext, id: number, patch: { displayName?: string; roles?: string[]; active?: boolean }) {
     await this.commands.execute(accountStream(id), accountDecider, { type: 'UpdateAccount', ...patch }, ctx);
+    // A deactivated account's sessions end: reactivating it must not bring them back (issue #17).
+    if (patch.active === false) await this.endSessions(ctx, id);
     return this.getAccount(id);
   }
 
-  async changeOwnPassword(ctx: RequestContext, principal: Principal, currentPassword: string, newPassword: string): Promise<void> {
+  /** `sessionToken` is the session that asks: it stays; the account's other sessions end (issue #17). */
+  async changeOwnPassword(ctx: RequestContext, principal: Principal, currentPassword: string, newPassword: string, sessionToken: string): Promise<void> {
     const row: AccountRow | undefined = await this.db.knex('accounts').where({ id: principal.accountId }).first();
     if (!row || !(await verifyPassword(currentPassword ?? '', row.password_hash))) throw refuse.forbidden('The current password is not right.');
-    if (typeof newPassword !== 'string' || newPassword.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    checkNewPassword(newPassword);
     await this.commands.execute(accountStream(principal.accountId), accountDecider, { type: 'ChangeOwnPassword', passwordHash: await hashPassword(newPassword) }, ctx);
+    await this.endSessions(ctx, principal.accountId, sessionToken);
     // Spec 1 §5: an administrator's own change revokes the keys that account issued.
     if (isAdministrator(principal.roles)) await this.revokeKeysOf(ctx, principal.accountId, 'password_changed');
   }
 
   async resetPassword(ctx: RequestContext, id: number, newPassword: string): Promise<void> {
-    if (typeof newPassword !== 'string' || newPassword.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    checkNewPassword(newPassword);
     await this.commands.execute(accountStream(id), accountDecider, { type: 'ResetPassword', passwordHash: await hashPassword(newPassword) }, ctx);
     await this.revokeKeysOf(ctx, id, 'password_reset');
-    await this.db.knex('sessions').where({ account_id: id }).whereNull('ended_at').update({ ended_at: ctx.now.toISOString() });
+    await this.endSessions(ctx, id);
+  }
+
+  /** Ends an account's open sessions, but the one named by `keep` (sessions are a table, ADR 0004). */
+  private async endSessions(ctx: RequestContext, accountId: number, keep?: string): Promise<void> {
+    const q = this.db.knex('sessions').where({ account_id: accountId }).whereNull('ended_at');
+    if (keep !== undefined) q.whereNot({ token_hash: sha256Hex(keep) });
+    await q.update({ ended_at: ctx.now.toISOString() });
   }
 
   // ---- sessions ----------------------------------------------------------------------------
 
-  async signIn(ctx: RequestContext, username: string, password: string) {
+  /**
+   * Password sign-in behind the throttle (issue #17): past the failures allowed per account name
+   * or per address in a window, every attempt is refused with a wait, the right password
+   * included. The log grows by at most the ceilings per window: one SignInRefused per counted
+   * failure, one SignInFailureCeilingReached (VGL-SEC-007) at the first refusal, one
+   * SignInThrottleEnded with the count of refused attempts once the window is over.
+   */
+  async signIn(ctx: RequestContext, username: string, password: string, addressBucket: string): Promise<SignInOutcome> {
     if (this.sessionPolicy.oidcIssuer && !this.sessionPolicy.passwordLogin) throw refuse.forbidden('Password sign-in is turned off; sign in through single sign-on.');
-    const row: AccountRow | undefined = typeof username === 'string' ? await this.db.knex('accounts').where({ username_key: username.toLowerCase() }).first() : undefined;
+    const name = typeof username === 'string' ? username : '';
+    const accountKey = name.toLowerCase().slice(0, 200);
+    await this.recordEndedThrottles(ctx);
+    const attempt = this.throttle.attempt(accountKey, addressBucket, ctx.now.getTime());
+    if (!attempt.allowed) {
+      if (attempt.ceilingsReached.length) {
+        await this.commands.appendAll([{ stream: 'sign-in-throttle', expectedRevision: 'any', events: attempt.ceilingsReached.map((c) => ({
+          type: 'SignInFailureCeilingReached',
+          data: { ...throttled(c.scope, c.subject), failures: c.failures, windowEndsAt: c.windowEndsAt, siem: SIGN_IN_CEILING_SIEM },
+        })) }], ctx);
+      }
+      return { refused: 'throttled', retryAfterSeconds: attempt.retryAfterSeconds };
+    }
+    // Names and passwords never hold control characters (account rules): such a request is
+    // malformed (400), and it is audited like any refused sign-in, the name escaped.
+    if (CONTROL_CHARACTER.test(name) || (typeof password === 'string' && CONTROL_CHARACTER.test(password))) {
+      await this.recordRefusal(ctx, name, 'control_characters');
+      throw refuse.invalid('A username or password must not contain control characters (line breaks, tabs, NUL ...).');
+    }
+    const row: AccountRow | undefined = name ? await this.db.knex('accounts').where({ username_key: name.toLowerCase() }).first() : undefined;
     const ok = await verifyPassword(typeof password === 'string' ? password : '', row?.password_hash ?? DUMMY_PASSWORD_HASH);
     if (!row || !ok || !row.active) {
-      await this.commands.appendAll([{ stream: 'sign-in-refusals', events: [{ type: 'SignInRefused', data: { username: String(username).slice(0, 100) } }], expectedRevision: 'any' }], ctx);
-      return null;
+      await this.recordRefusal(ctx, name, 'credentials');
+      return { refused: 'credentials' };
     }
+    this.throttle.succeeded(accountKey, addressBucket);
     const token = newSecret('session');
     const now = ctx.now.getTime();
     const expiresAt = new Date(now + this.sessionPolicy.lifetimeMs).toISOString();
     await this.db.knex('sessions').insert({ token_hash: sha256Hex(token), account_id: row.id, created_at: ctx.now.toISOString(), last_seen_at: ctx.now.toISOString(), expires_at: expiresAt, ended_at: null });
     await this.commands.appendAll([{ stream: `sessions-${row.id}`, events: [{ type: 'SignedIn', data: { accountId: Number(row.id) } }], expectedRevision: 'any' }], { ...ctx, actor: Number(row.id) });
-    return { token, expiresAt, account: accountView(row) };
+    return { signedIn: { token, expiresAt, account: accountView(row) } };
+  }
+
+  private async recordRefusal(ctx: RequestContext, username: string, reason: 'credentials' | 'control_characters'): Promise<void> {
+    await this.commands.appendAll([{ stream: 'sign-in-refusals', events: [{ type: 'SignInRefused', data: { username: printableName(username), reason } }], expectedRevision: 'any' }], ctx);
+  }
+
+  /** One summary per throttled window that has ended: how many attempts it refused. */
+  private async recordEndedThrottles(ctx: RequestContext): Promise<void> {
+    const ended = this.throttle.drain(ctx.now.getTime());
+    if (ended.length === 0) return;
+    await this.commands.appendAll([{ stream: 'sign-in-throttle', expectedRevision: 'any', events: ended.map((e) => ({
+      type: 'SignInThrottleEnded',
+      data: { ...throttled(e.scope, e.subject), failures: e.failures, refused: e.refused, windowStartedAt: e.windowStartedAt, windowEndedAt: e.windowEndedAt },
+    })) }], { actor: null, now: ctx.now }); // a summary, not the act of whoever signs in now
   }
 
   async signOut(ctx: RequestContext, token: string, principal: Principal): Promise<void> {
@@ -162,7 +229,7 @@ export class IdentityService {
       if (!account || !account.active) return null;
       // The idle clock moves at most every few seconds: a write per request is not needed.
       if (now.getTime() - lastSeen > 5000) await this.db.knex('sessions').where({ token_hash: hash }).update({ last_seen_at: now.toISOString() });
-      return { kind: 'session', accountId: Number(account.id), username: account.username, displayName: account.display_name, roles: JSON.parse(account.roles), scopes: null, keyId: null, restriction: null };
+      return { kind: 'session', accountId: Number(account.id), username: account.username, displayName: account.display_name, roles: JSON.parse(account.roles), scopes: null, withdrawnScopes: [], keyId: null, restriction: null };
     }
     // Key and account in one statement: every pipeline call starts here, one round trip less each.
     type KeyAndAccount = Pick<ApiKeyRow, 'id' | 'account_id' | 'scopes' | 'restriction_kind' | 'restriction_id' | 'expires_at' | 'revoked_at'>
@@ -172,9 +239,13 @@ export class IdentityService {
       + ' FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?', [hash]);
     if (!key || key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return null;
     if (!key.active) return null;
+    // A key does what its account's current roles still allow (the rule of issue, applied on
+    // every use): a writer's import key made a reader's stops importing (issue #17).
+    const roles: Role[] = JSON.parse(key.roles);
+    const scopes = effectiveScopes(JSON.parse(key.scopes), roles);
     return {
-      kind: 'key', accountId: Number(key.account_id), username: key.username, displayName: key.display_name, roles: JSON.parse(key.roles),
-      scopes: JSON.parse(key.scopes), keyId: Number(key.id), restriction: key.restriction_kind ? { kind: key.restriction_kind, id: Number(key.restriction_id) } : null,
+      kind: 'key', accountId: Number(key.account_id), username: key.username, displayName: key.display_name, roles,
+      scopes: scopes.held, withdrawnScopes: scopes.withdrawn, keyId: Number(key.id), restriction: key.restriction_kind ? { kind: key.restriction_kind, id: Number(key.restriction_id) } : null,
     };
   }
 

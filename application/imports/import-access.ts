@@ -1,7 +1,7 @@
 import { SourceKind, scopeForKind } from '../../domain/sources/source';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
-import { Principal } from '../identity/principal';
+import { missingScopeDetail, Principal } from '../identity/principal';
 import { Visibility } from '../identity/visibility';
 import { SourceRow, SourceService } from '../sources/source-service';
 import { HttpRefusal } from './refusal';
@@ -25,8 +25,10 @@ export class ImportAccess {
     };
     if (principal.kind !== 'key') return refused('An import takes an integration key, not a session.');
     const scope = scopeForKind(kind);
-    if (!principal.scopes?.includes(scope)) return refused(`This key lacks scope ${scope}.`);
+    // The auditor rule first: an auditor's key has lost the import scopes too (effective scopes,
+    // issue #17), and "not an auditor's" is the reason a person can act on.
     if (principal.roles.includes('auditor')) return refused("An import key must not come from an auditor's account.");
+    if (!principal.scopes?.includes(scope)) return refused(missingScopeDetail(principal, scope));
     const source = await this.sources.enabledForKey(principal.keyId!);
     if (!source) return refused('This key names no enabled source; a platform governor declares one (POST /sarif-sources).');
     if (!source.kindList.includes(kind)) return refused(`Source "${source.slug}" does not declare kind ${kind}.`);

@@ -29,6 +29,28 @@ export const accountTransitions: Record<AccountState['status'], readonly Account
 export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
 export const MIN_PASSWORD_LENGTH = 12;
 
+/** C0 controls (NUL, line breaks, tab ...), DEL and C1 controls: never part of a name or a password. */
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** The rule for every new password (creation, own change, reset): one that sign-in accepts. */
+export function checkNewPassword(password: unknown): string {
+  if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+  if (CONTROL_CHARACTER.test(password)) throw refuse.invalid('A password must not contain control characters (line breaks, tabs, NUL ...).');
+  return password;
+}
+
+/**
+ * What a refused sign-in records of the name typed: control, line-separator and direction
+ * characters and lone surrogates as \uXXXX, at most `max` characters (then "…"), so that an
+ * audit reader sees exactly what came and nothing can forge a line or reorder the text.
+ */
+export function printableName(text: string, max = 100): string {
+  const escaped = text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069\\]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (c) => (c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  const chars = Array.from(escaped);
+  return chars.length > max ? `${chars.slice(0, max).join('')}…` : escaped;
+}
+
 function validRoles(roles: string[]): Role[] {
   if (!Array.isArray(roles) || roles.length === 0) throw refuse.invalid('An account needs at least one role.');
   const unknown = roles.filter((r) => !isRole(r));

@@ -40,3 +40,14 @@ export function scopesAllowedFor(roles: readonly Role[]): Set<Scope> {
   if (isAdministrator(roles)) allowed.add('agent');
   return allowed;
 }
+
+/**
+ * A key's rights on each use (issue #17): the scopes it was issued with that its account's
+ * current roles may still hold, by the rule that decided them at issue. A writer's import key
+ * stops importing when the account becomes a reader; the key itself is unchanged, so a later
+ * promotion gives the scope back. `withdrawn` lets a refusal say why.
+ */
+export function effectiveScopes(keyScopes: readonly Scope[], roles: readonly Role[]): { held: Scope[]; withdrawn: Scope[] } {
+  const allowed = scopesAllowedFor(roles);
+  return { held: keyScopes.filter((s) => allowed.has(s)), withdrawn: keyScopes.filter((s) => !allowed.has(s)) };
+}

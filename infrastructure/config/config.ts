@@ -43,6 +43,8 @@ export interface Config {
   apiKeyRequestsPerMinute: number;
   bearerFailuresPerWindow: number;
   bearerFailureWindowMs: number;
+  /** The password throttle (issue #17): failed sign-ins per account name and per address in a window. */
+  signInThrottle: { perAccount: number; perAddress: number; windowMs: number };
   trustedProxies: string[];
   publicUrl: string | null;
   encryptionKey: Buffer | null;
@@ -190,6 +192,11 @@ export function loadConfig(env: Env = process.env): Config {
     apiKeyRequestsPerMinute: parseInteger('VIGIL_API_KEY_REQUESTS_PER_MINUTE', read(env, 'VIGIL_API_KEY_REQUESTS_PER_MINUTE') ?? '600', 1, 1_000_000),
     bearerFailuresPerWindow: parseInteger('VIGIL_BEARER_FAILURES_PER_WINDOW', read(env, 'VIGIL_BEARER_FAILURES_PER_WINDOW') ?? '60', 1, 1_000_000),
     bearerFailureWindowMs: duration('VIGIL_BEARER_FAILURE_WINDOW', 'PT5M'),
+    signInThrottle: {
+      perAccount: parseInteger('VIGIL_SIGN_IN_FAILURES_PER_ACCOUNT', read(env, 'VIGIL_SIGN_IN_FAILURES_PER_ACCOUNT') ?? '10', 1, 1_000_000),
+      perAddress: parseInteger('VIGIL_SIGN_IN_FAILURES_PER_ADDRESS', read(env, 'VIGIL_SIGN_IN_FAILURES_PER_ADDRESS') ?? '50', 1, 1_000_000),
+      windowMs: positiveDuration('VIGIL_SIGN_IN_FAILURE_WINDOW', read(env, 'VIGIL_SIGN_IN_FAILURE_WINDOW') ?? 'PT15M'),
+    },
     trustedProxies: (read(env, 'VIGIL_TRUSTED_PROXIES') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     publicUrl,
     encryptionKey: keys.current,

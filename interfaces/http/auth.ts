@@ -1,5 +1,6 @@
 import { NextFunction, Response } from 'express';
 import { IdentityService } from '../../application/identity/identity-service';
+import { missingScopeDetail } from '../../application/identity/principal';
 import { CommandHandler } from '../../application/command-handler';
 import { Clock } from '../../application/ports/clock';
 import { failureBucket } from './client-address';
@@ -56,7 +57,14 @@ export function authMiddleware(deps: {
         if (wait) throw problem.tooMany('This key has spent its request budget for the minute.', wait);
         if (rule.handlerDecides) return next();
         if (rule.sessionOnly) throw problem.forbidden('An integration key may not call this route; sign in.');
-        if (rule.scope && !p.scopes?.includes(rule.scope)) throw problem.forbidden(`This key lacks scope ${rule.scope}.`);
+        if (rule.scope && !p.scopes?.includes(rule.scope)) {
+          // A scope the account lost with its roles: when the route's roles refuse the account
+          // too, that is the answer a person can act on (the gate names auditors and governors).
+          if (p.withdrawnScopes.includes(rule.scope) && rule.roles && !p.roles.some((r) => rule.roles!.includes(r))) {
+            throw problem.forbidden(rule.rolesDetail ?? `This route is for ${rule.roles.join(', ')} accounts.`);
+          }
+          throw problem.forbidden(missingScopeDetail(p, rule.scope));
+        }
         if (!rule.scope) throw problem.forbidden('An integration key may not call this route.');
       } else if (rule.handlerDecides) {
         return next();

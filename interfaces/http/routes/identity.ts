@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { Principal } from '../../../application/identity/principal';
 import { ROLES, SCOPES } from '../../../domain/identity/roles';
+import { failureBucket } from '../client-address';
 import { problem } from '../problem';
 import { RouteDef, VigilRequest } from '../route';
 import { Services } from '../services';
@@ -29,11 +30,16 @@ export function identityRoutes(s: Services): RouteDef[] {
     {
       method: 'post', path: '/auth/sign-in', tag, summary: 'Sign in with a password; answers a session bearer token', auth: 'public', bodyLimit: 'signIn',
       body: Type.Object({ username: Type.String({ maxLength: 200 }), password: Password }, { additionalProperties: false }),
-      responses: { 200: { description: 'Signed in', schema: Type.Object({ token: Type.String(), expiresAt: Type.String(), account: Account }) }, 401: { description: 'Refused' } },
+      responses: {
+        200: { description: 'Signed in', schema: Type.Object({ token: Type.String(), expiresAt: Type.String(), account: Account }) },
+        400: { description: 'A control character in the username or password' }, 401: { description: 'Refused' },
+        429: { description: 'Too many failed sign-ins for this name or from this address; Retry-After says how long to wait' },
+      },
       handler: async (req) => {
-        const result = await s.identity.signIn(req.ctx!, req.body.username, req.body.password);
-        if (!result) throw problem.unauthorized();
-        return result;
+        const outcome = await s.identity.signIn(req.ctx!, req.body.username, req.body.password, failureBucket(req.clientAddress ?? ''));
+        if ('signedIn' in outcome) return outcome.signedIn;
+        if (outcome.refused === 'throttled') throw problem.tooMany('Too many failed sign-ins; try again later.', outcome.retryAfterSeconds);
+        throw problem.unauthorized();
       },
     },
     {
@@ -50,10 +56,10 @@ export function identityRoutes(s: Services): RouteDef[] {
       },
     },
     {
-      method: 'put', path: '/me/password', tag, summary: "Change one's own password (an administrator's change revokes the keys that account issued)", auth: { sessionOnly: true },
+      method: 'put', path: '/me/password', tag, summary: "Change one's own password; ends one's other sessions (an administrator's change also revokes the keys that account issued)", auth: { sessionOnly: true },
       body: Type.Object({ currentPassword: Password, newPassword: Password }, { additionalProperties: false }),
       responses: { 204: { description: 'Changed' } },
-      handler: async (req) => { await s.identity.changeOwnPassword(req.ctx!, principalOf(req), req.body.currentPassword, req.body.newPassword); },
+      handler: async (req) => { await s.identity.changeOwnPassword(req.ctx!, principalOf(req), req.body.currentPassword, req.body.newPassword, req.bearer!); },
     },
     {
       method: 'get', path: '/accounts', tag, summary: 'Accounts (administrator)', auth: admin,
@@ -67,7 +73,7 @@ export function identityRoutes(s: Services): RouteDef[] {
       handler: async (req) => s.identity.createAccount(req.ctx!, req.body),
     },
     {
-      method: 'patch', path: '/accounts/{id}', tag, summary: 'Change an account (administrator)', auth: admin, params: Id,
+      method: 'patch', path: '/accounts/{id}', tag, summary: 'Change an account (administrator); deactivating it ends its sessions', auth: admin, params: Id,
       body: Type.Object({ displayName: Type.Optional(Type.String({ maxLength: 200 })), roles: Type.Optional(Type.Array(Type.String(), { minItems: 1 })), active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
       responses: { 200: { description: 'Changed', schema: Account } },
       handler: async (req) => s.identity.updateAccount(req.ctx!, Number(req.params.id), req.body),

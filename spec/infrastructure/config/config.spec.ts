@@ -49,6 +49,16 @@ describe('Settings read at start', () => {
     refused({ VIGIL_EVENTSTORE_URL: 'http://x' }, /esdb:\/\//);
   });
 
+  it('reads the password throttle (10 per account, 50 per address, 15 minutes) and refuses a malformed ceiling or window', () => {
+    expect(loadConfig({}).signInThrottle).to.deep.equal({ perAccount: 10, perAddress: 50, windowMs: 15 * 60_000 });
+    expect(loadConfig({ VIGIL_SIGN_IN_FAILURES_PER_ACCOUNT: '5', VIGIL_SIGN_IN_FAILURES_PER_ADDRESS: '20', VIGIL_SIGN_IN_FAILURE_WINDOW: 'PT1H' }).signInThrottle)
+      .to.deep.equal({ perAccount: 5, perAddress: 20, windowMs: 3600_000 });
+    refused({ VIGIL_SIGN_IN_FAILURES_PER_ACCOUNT: '0' }, /VIGIL_SIGN_IN_FAILURES_PER_ACCOUNT.*outside 1/);
+    refused({ VIGIL_SIGN_IN_FAILURES_PER_ADDRESS: 'many' }, /VIGIL_SIGN_IN_FAILURES_PER_ADDRESS.*whole number/);
+    refused({ VIGIL_SIGN_IN_FAILURE_WINDOW: '0s' }, /VIGIL_SIGN_IN_FAILURE_WINDOW.*longer than zero/);
+    refused({ VIGIL_SIGN_IN_FAILURE_WINDOW: 'soon' }, /VIGIL_SIGN_IN_FAILURE_WINDOW.*duration/);
+  });
+
   it('[S1.5-20] [S1.8.3-23] refuses a bootstrap password under 12 characters', () => {
     refused({ VIGIL_BOOTSTRAP_USERNAME: 'admin', VIGIL_BOOTSTRAP_PASSWORD: 'short' }, /at least 12/);
   });

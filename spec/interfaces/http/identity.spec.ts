@@ -105,6 +105,29 @@ describe('Identity and access over HTTP', function () {
     });
   });
 
+  describe('deactivation', () => {
+    it('deactivating an account ends its sessions: reactivating it does not bring them back', async () => {
+      const writer = await v.account(['writer']);
+      const { key } = await v.key(writer.token, { name: 'k', scopes: ['read'] });
+      expect((await v.request('PATCH', `/accounts/${writer.id}`, { token: admin, body: { active: false } })).status).to.equal(200);
+      expect((await v.request('PATCH', `/accounts/${writer.id}`, { token: admin, body: { active: true } })).status).to.equal(200);
+      expect((await v.request('GET', '/me', { token: writer.token })).status).to.equal(401);
+      const ended = await v.database.db.knex('sessions').where({ account_id: writer.id });
+      expect(ended.every((row: { ended_at: string | null }) => row.ended_at !== null)).to.equal(true);
+      // Keys are not sessions: the reactivated account's key answers again, and it signs in anew.
+      expect((await v.request('GET', '/me', { apiKey: key })).status).to.equal(200);
+      expect((await v.request('POST', '/auth/sign-in', { body: { username: writer.username, password: 'a-long-enough-password' } })).status).to.equal(200);
+    });
+
+    it('changing only an account\'s roles keeps its sessions', async () => {
+      const writer = await v.account(['writer']);
+      expect((await v.request('PATCH', `/accounts/${writer.id}`, { token: admin, body: { roles: ['reader'] } })).status).to.equal(200);
+      const me = await v.request('GET', '/me', { token: writer.token });
+      expect(me.status).to.equal(200);
+      expect(me.body.roles).to.deep.equal(['reader']);
+    });
+  });
+
   describe('integration keys', () => {
     it('[S1.2.4-08] shows the secret once, in the 201 answer only', async () => {
       const r = await v.request('POST', '/api-keys', { token: admin, body: { name: 'ci', scopes: ['read', 'scan'] } });
@@ -198,6 +221,32 @@ describe('Identity and access over HTTP', function () {
       const before = await v.eventCount();
       const r = await v.request('PUT', '/me/password', { token: writer.token, body: { currentPassword: 'wrong-password!', newPassword: 'a-brand-new-password' } });
       expect(r.status).to.equal(403);
+      expect(await v.eventCount()).to.equal(before);
+    });
+
+    it('changing one\'s own password ends one\'s other sessions and keeps the one that made the change', async () => {
+      const writer = await v.account(['writer']);
+      const laptop = await v.signIn(writer.username, 'a-long-enough-password');
+      const phone = await v.signIn(writer.username, 'a-long-enough-password');
+      const otherAccount = await v.account(['writer']);
+      const changed = await v.request('PUT', '/me/password', { token: laptop, body: { currentPassword: 'a-long-enough-password', newPassword: 'a-brand-new-password' } });
+      expect(changed.status).to.equal(204);
+      expect((await v.request('GET', '/me', { token: laptop })).status).to.equal(200);
+      expect((await v.request('GET', '/me', { token: phone })).status).to.equal(401);
+      expect((await v.request('GET', '/me', { token: writer.token })).status).to.equal(401);
+      expect((await v.request('GET', '/me', { token: otherAccount.token })).status).to.equal(200);
+    });
+
+    it('refuses a new password holding a control character (400), so that every password set can sign in', async () => {
+      const writer = await v.account(['writer']);
+      const before = await v.eventCount();
+      const own = await v.request('PUT', '/me/password', { token: writer.token, body: { currentPassword: 'a-long-enough-password', newPassword: 'a-brand-new\u0000password' } });
+      const reset = await v.request('POST', `/accounts/${writer.id}/password-reset`, { token: admin, body: { newPassword: 'reset-password\n123' } });
+      const created = await v.request('POST', '/accounts', { token: admin, body: { username: 'tabbed', password: 'twelve-chars\tok', roles: ['writer'] } });
+      for (const r of [own, reset, created]) {
+        expect(r.status).to.equal(400);
+        expect(r.body.detail).to.match(/control characters/);
+      }
       expect(await v.eventCount()).to.equal(before);
     });
 
