@@ -2,7 +2,7 @@ import { promises as dns } from 'node:dns';
 import * as net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { cloneTransport } from '../../domain/targets/clone-endpoint';
-import { alwaysRefused, describeAddress, METADATA_HOSTS, readAddress } from '../network/address-classes';
+import { describeAddress, METADATA_HOSTS, readAddress } from '../network/address-classes';
 
 /**
  * The clone guard (spec 1 §8.3 VIGIL_GIT_ALLOWED_HOSTS): which clone URLs Vigil may fetch.
@@ -116,11 +116,16 @@ export function hostMatches(host: string, pattern: string): boolean {
   return h === p;
 }
 
-/** Why an address may not be cloned from, or null. */
+/**
+ * Why an address may not be cloned from, or null. S1.8.3-32: with no allowed-host list every host is
+ * allowed except link-local and metadata addresses (IPv6 forms carrying one included); other
+ * reserved ranges (documentation, benchmarking, ...) are left to the allowed-host list, since
+ * installations use them in labs and examples.
+ */
 export function refusedAddress(address: string): string | null {
   const reading = readAddress(address);
   if (!reading) return `"${address}" is not an address`;
-  return alwaysRefused(reading) ? `${address} is ${describeAddress(reading)}` : null;
+  return reading.metadata || reading.class === 'link-local' ? `${address} is ${describeAddress(reading)}` : null;
 }
 
 const systemLookup: Lookup = async (host) => (await dns.lookup(host, { all: true })).map((a) => a.address);
