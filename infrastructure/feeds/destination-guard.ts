@@ -1,45 +1,24 @@
 import { promises as dns } from 'node:dns';
 import ipaddr from 'ipaddr.js';
+import { alwaysRefused, describeAddress, METADATA_HOSTS, readAddress } from '../network/address-classes';
 import { FeedRefusal } from './feed-refusal';
 
 /**
  * Where a feed may be downloaded from (spec 1 §8.3, S1.8.3-54). Every address the host name
  * resolves to is checked, not only the first: a name answering one public and one private
- * address is refused. Public unicast is always allowed; private, loopback and link-local
- * addresses only with the feed's own switch (VIGIL_KEV_ALLOW_PRIVATE, VIGIL_EPSS_ALLOW_PRIVATE);
- * unspecified, multicast, broadcast and reserved addresses never.
+ * address is refused. Addresses are classified by infrastructure/network/address-classes.ts, the
+ * classifier the clone guard uses too (IPv6 forms carrying an IPv4 address are judged by it).
+ * Public unicast is always allowed; private and loopback addresses only with the feed's own switch
+ * (VIGIL_KEV_ALLOW_PRIVATE, VIGIL_EPSS_ALLOW_PRIVATE); link-local, cloud metadata (names and
+ * addresses) and reserved addresses never, whatever the switch: a mirror on the local network is
+ * a reason to open it, the instance's metadata service never is.
  */
-export type AddressClass = 'public' | 'private' | 'loopback' | 'link-local' | 'reserved';
+export type { AddressClass } from '../network/address-classes';
+export { classifyAddress } from '../network/address-classes';
 
 export type Lookup = (host: string) => Promise<string[]>;
 
 export const systemLookup: Lookup = async (host) => (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-
-/** Classes the ALLOW_PRIVATE switch opens. */
-const SWITCHABLE: ReadonlySet<AddressClass> = new Set(['private', 'loopback', 'link-local']);
-
-const V4: Record<string, AddressClass> = {
-  unicast: 'public', private: 'private', carrierGradeNat: 'private', loopback: 'loopback', linkLocal: 'link-local',
-};
-const V6: Record<string, AddressClass> = { unicast: 'public', uniqueLocal: 'private', loopback: 'loopback', linkLocal: 'link-local' };
-
-export function classifyAddress(text: string): AddressClass {
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    parsed = ipaddr.parse(text);
-  } catch {
-    return 'reserved';
-  }
-  if (parsed.kind() === 'ipv4') return V4[(parsed as ipaddr.IPv4).range()] ?? 'reserved';
-  const v6 = parsed as ipaddr.IPv6;
-  if (v6.isIPv4MappedAddress()) return classifyAddress(v6.toIPv4Address().toString());
-  const range = v6.range();
-  // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) carry an IPv4 address: judge that one, so an
-  // IPv6-only network reaches public feeds and never a private host through the translator.
-  if (range === 'rfc6052') return classifyAddress(ipaddr.fromByteArray(v6.toByteArray().slice(12)).toString());
-  if (range === '6to4') return classifyAddress(ipaddr.fromByteArray(v6.toByteArray().slice(2, 6)).toString());
-  return V6[range] ?? 'reserved';
-}
 
 export interface DestinationRule {
   allowPrivate: boolean;
@@ -54,6 +33,9 @@ export async function checkDestination(url: URL, rule: DestinationRule): Promise
     throw new FeedRefusal('destination', `Feeds are downloaded over http or https only, not ${url.protocol.replace(/:$/, '')}.`);
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (METADATA_HOSTS.includes(host.toLowerCase().replace(/\.$/, ''))) {
+    throw new FeedRefusal('destination', `The feed host ${host} is a cloud metadata host; no feed is fetched from there, whatever ${rule.switchName} says.`);
+  }
   let addresses: string[];
   if (ipaddr.isValid(host)) {
     addresses = [host];
@@ -66,12 +48,14 @@ export async function checkDestination(url: URL, rule: DestinationRule): Promise
     if (addresses.length === 0) throw new FeedRefusal('download', `The feed host ${host} resolves to no address.`);
   }
   for (const address of addresses) {
-    const kind = classifyAddress(address);
-    if (kind === 'public') continue;
-    if (kind === 'reserved') throw new FeedRefusal('destination', `The feed host ${host} resolves to ${address}, a reserved address no feed is fetched from.`);
-    if (!rule.allowPrivate) {
-      throw new FeedRefusal('destination', `The feed host ${host} resolves to ${address}, a ${kind} address; set ${rule.switchName}=true to synchronise from a mirror there.`);
+    const reading = readAddress(address);
+    if (reading?.class === 'public' && !reading.metadata) continue;
+    const what = reading ? describeAddress(reading) : 'not an address';
+    if (!reading || alwaysRefused(reading)) {
+      throw new FeedRefusal('destination', `The feed host ${host} resolves to ${address}, ${what}; no feed is fetched from there, whatever ${rule.switchName} says.`);
     }
-    if (!SWITCHABLE.has(kind)) throw new FeedRefusal('destination', `The feed host ${host} resolves to ${address}, which is not allowed.`);
+    if (!rule.allowPrivate) {
+      throw new FeedRefusal('destination', `The feed host ${host} resolves to ${address}, ${what}; set ${rule.switchName}=true to synchronise from a mirror there.`);
+    }
   }
 }

@@ -79,8 +79,10 @@ export function toolLabel(run: Pick<SarifRun, 'toolName' | 'toolVersion'>): stri
 interface RunContext {
   label: string;
   driver: Json;
-  extensions: Json[];
-  rulesById: Map<string, Json>;
+  /** tool.extensions as written (a toolComponentReference's index counts every entry). */
+  extensions: unknown[];
+  /** Every component's rules by id and by guid, for results that name a rule without its component. */
+  rules: RuleIndex;
   locations: RunLocations;
 }
 
@@ -100,12 +102,12 @@ function parseRun(run: unknown, n: number): { run: SarifRun; resultsCount: numbe
   if (!Array.isArray(run.results)) {
     refuse(`${label} carries no results array; a run that produced no results is a failure, not zero findings.`);
   }
-  const extensions = objects(tool?.extensions);
+  const extensions = Array.isArray(tool?.extensions) ? tool.extensions : [];
   const ctx: RunContext = {
     label,
     driver,
     extensions,
-    rulesById: indexRules([driver, ...extensions]),
+    rules: indexRules([driver, ...extensions.filter(isObject)]),
     locations: new RunLocations(run.originalUriBaseIds, run.artifacts, label),
   };
   const findings: SarifFinding[] = [];
@@ -117,22 +119,30 @@ function parseRun(run: unknown, n: number): { run: SarifRun; resultsCount: numbe
   return { run: { toolName, toolVersion, findings }, resultsCount: run.results.length };
 }
 
-/** Rule id -> reportingDescriptor, driver first, then extensions (one pass, first wins). */
-function indexRules(components: Json[]): Map<string, Json> {
-  const byId = new Map<string, Json>();
+interface RuleIndex {
+  byId: Map<string, Json>;
+  /** Keys in lower case: a GUID is the same in either case. */
+  byGuid: Map<string, Json>;
+}
+
+/** Rule id and guid -> reportingDescriptor, driver first, then extensions (one pass, first wins). */
+function indexRules(components: Json[]): RuleIndex {
+  const index: RuleIndex = { byId: new Map(), byGuid: new Map() };
   for (const component of components) {
     for (const rule of objects(component.rules)) {
       const id = nonEmpty(rule.id);
-      if (id && !byId.has(id)) byId.set(id, rule);
+      if (id && !index.byId.has(id)) index.byId.set(id, rule);
+      const guid = nonEmpty(rule.guid)?.toLowerCase();
+      if (guid && !index.byGuid.has(guid)) index.byGuid.set(guid, rule);
     }
   }
-  return byId;
+  return index;
 }
 
 function parseResult(result: unknown, n: number, ctx: RunContext): SarifFinding | null {
   const where = `Result ${n} of ${ctx.label.charAt(0).toLowerCase()}${ctx.label.slice(1)}`;
   if (!isObject(result)) refuse(`${where} is not an object.`);
-  const { ruleId, rule } = ruleOf(result, ctx, where);
+  const { ruleId, rule, component } = ruleOf(result, ctx, where);
   // Every primary location is checked, findings or not: one location outside the tree refuses the
   // whole report (S1.4.3-24..26). Related locations and code flows are not checked: they are never
   // stored, and real tools (CodeQL) point them at library files outside the checkout.
@@ -149,28 +159,78 @@ function parseResult(result: unknown, n: number, ctx: RunContext): SarifFinding 
     }
   });
   if (result.kind === 'pass' || result.kind === 'notApplicable' || isSuppressed(result)) return null;
-  const finding: SarifFinding = { ruleId, path, line, severity: severityOf(result, rule), message: messageOf(result, rule, ctx, ruleId) };
+  const finding: SarifFinding = { ruleId, path, line, severity: severityOf(result, rule), message: messageOf(result, rule, component, ctx, ruleId) };
   const fingerprint = firstString(result.fingerprints) ?? firstString(result.partialFingerprints);
   if (fingerprint !== undefined) finding.fingerprint = fingerprint;
   return finding;
 }
 
 /**
- * The rule a result names (S1.4.3-23): ruleId, else rule.id, else the rule its index points at.
- * rule.toolComponent.index selects an extension's rules instead of the driver's.
+ * The rule a result names (S1.4.3-23), located as SARIF 2.1.0 says (§3.27.5-3.27.7, §3.52-3.54):
+ * the id is ruleId, else rule.id, else the id of the descriptor found by reference; the descriptor
+ * (severity, level, message strings) is looked up in the component rule.toolComponent names (an
+ * extension by index, any component by guid or by name; the driver without one), by rule.index or
+ * ruleIndex into its rules, else by rule.guid, else by id. A result whose id is known still counts
+ * when its reference leads nowhere, the descriptor then coming from any component with that id
+ * (tools that put rules in extensions without saying so); with no id at all it is refused.
  */
-function ruleOf(result: Json, ctx: RunContext, where: string): { ruleId: string; rule: Json | undefined } {
+function ruleOf(result: Json, ctx: RunContext, where: string): { ruleId: string; rule: Json | undefined; component: Json } {
   const reference = isObject(result.rule) ? result.rule : undefined;
-  const component = reference && isObject(reference.toolComponent) ? reference.toolComponent : undefined;
-  const owner = typeof component?.index === 'number' ? ctx.extensions[component.index] : ctx.driver;
-  const index = reference?.index ?? result.ruleIndex;
-  const rules = Array.isArray(owner?.rules) ? owner.rules : [];
-  let rule = typeof index === 'number' && index >= 0 && isObject(rules[index]) ? (rules[index] as Json) : undefined;
+  const componentReference = reference && isObject(reference.toolComponent) && namesComponent(reference.toolComponent) ? reference.toolComponent : undefined;
+  const component = componentReference ? componentOf(componentReference, ctx) : ctx.driver;
+  const index = indexValue(reference?.index) ?? indexValue(result.ruleIndex);
+  const guid = nonEmpty(reference?.guid);
+  const rules: unknown[] = component && Array.isArray(component.rules) ? component.rules : [];
+  let rule: Json | undefined;
+  if (index !== undefined && isObject(rules[index])) rule = rules[index] as Json;
+  if (!rule && guid) rule = objects(rules).find((r) => sameGuid(r.guid, guid)) ?? ctx.rules.byGuid.get(guid.toLowerCase());
   const ruleId = nonEmpty(result.ruleId) ?? nonEmpty(reference?.id) ?? nonEmpty(rule?.id);
-  if (!ruleId) refuse(`${where} names no rule (ruleId, rule.id, or a rule index into the tool's rules).`);
+  if (!ruleId) refuse(`${where} names no rule${unresolved(ctx, componentReference, component, index, guid)}.`);
   // A hierarchical ruleId ("CA2101/1") belongs to the rule "CA2101".
-  rule ??= ctx.rulesById.get(ruleId) ?? ctx.rulesById.get(ruleId.split('/')[0]);
-  return { ruleId, rule };
+  const base = ruleId.split('/')[0];
+  rule ??= objects(rules).find((r) => r.id === ruleId) ?? objects(rules).find((r) => r.id === base);
+  rule ??= ctx.rules.byId.get(ruleId) ?? ctx.rules.byId.get(base);
+  return { ruleId, rule, component: component ?? ctx.driver };
+}
+
+/** A non-negative integer index; -1 (SARIF's "absent") and anything else are no index. */
+function indexValue(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
+}
+
+function sameGuid(v: unknown, guid: string): boolean {
+  return typeof v === 'string' && v.toLowerCase() === guid.toLowerCase();
+}
+
+/** A toolComponentReference that names nothing (no index, guid or name) stands for the driver. */
+function namesComponent(ref: Json): boolean {
+  return indexValue(ref.index) !== undefined || nonEmpty(ref.guid) !== undefined || nonEmpty(ref.name) !== undefined;
+}
+
+/** The component a toolComponentReference names: an extension by index, else any component by guid, else by name. */
+function componentOf(ref: Json, ctx: RunContext): Json | undefined {
+  const index = indexValue(ref.index);
+  if (index !== undefined && isObject(ctx.extensions[index])) return ctx.extensions[index] as Json;
+  const components = [ctx.driver, ...ctx.extensions.filter(isObject)];
+  const guid = nonEmpty(ref.guid);
+  const byGuid = guid ? components.find((c) => sameGuid(c.guid, guid)) : undefined;
+  if (byGuid) return byGuid;
+  const name = nonEmpty(ref.name);
+  return name ? components.find((c) => c.name === name) : undefined;
+}
+
+/** What a person needs to mend a reference that leads to no rule. */
+function unresolved(ctx: RunContext, componentReference: Json | undefined, component: Json | undefined, index: number | undefined, guid: string | undefined): string {
+  if (componentReference && !component) {
+    const named = ['index', 'guid', 'name'].filter((k) => componentReference[k] !== undefined).map((k) => `${k} ${JSON.stringify(componentReference[k])}`);
+    const count = ctx.extensions.length;
+    return `: its rule.toolComponent (${named.join(', ')}) matches no component of the tool (the driver and ${count} extension${count === 1 ? '' : 's'} in tool.extensions)`;
+  }
+  const owner = component === ctx.driver ? 'tool.driver' : `the extension "${String(component?.name ?? '?')}"`;
+  const count = Array.isArray(component?.rules) ? component.rules.length : 0;
+  if (index !== undefined) return `: rule index ${index} is outside the ${count} rule${count === 1 ? '' : 's'} of ${owner}`;
+  if (guid) return `: rule.guid ${guid} matches no rule of ${owner} or of any other component`;
+  return " (ruleId, rule.id, or a rule index into the tool's rules)";
 }
 
 /** Suppressed when one suppression is accepted; status absent means accepted (SARIF §3.34.4). */
@@ -207,15 +267,17 @@ function securitySeverity(properties: unknown): number | undefined {
 }
 
 /**
- * The result's text: message.text, else the rule's (or tool's global) message string named by
- * message.id with {0}-style arguments filled in (BinSkim, SpotBugs), else markdown, else the rule id.
+ * The result's text: message.text, else the message string named by message.id in the rule, its
+ * component's globalMessageStrings or the driver's (SARIF §3.11.7), with {0}-style arguments
+ * filled in (BinSkim, SpotBugs), else markdown, else the rule id.
  */
-function messageOf(result: Json, rule: Json | undefined, ctx: RunContext, ruleId: string): string {
+function messageOf(result: Json, rule: Json | undefined, component: Json, ctx: RunContext, ruleId: string): string {
   const message = isObject(result.message) ? result.message : {};
   if (typeof message.text === 'string') return message.text;
   const id = nonEmpty(message.id);
   if (id) {
-    const template = messageString(rule?.messageStrings, id) ?? messageString(ctx.driver.globalMessageStrings, id);
+    const template =
+      messageString(rule?.messageStrings, id) ?? messageString(component.globalMessageStrings, id) ?? messageString(ctx.driver.globalMessageStrings, id);
     if (template !== undefined) {
       const args = Array.isArray(message.arguments) ? message.arguments : [];
       return template.replace(/\{(\d+)\}/g, (whole, i: string) => (args[Number(i)] === undefined ? whole : String(args[Number(i)])));

@@ -2,6 +2,7 @@ import { promises as dns } from 'node:dns';
 import * as net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { cloneTransport } from '../../domain/targets/clone-endpoint';
+import { describeAddress, METADATA_HOSTS, readAddress } from '../network/address-classes';
 
 /**
  * The clone guard (spec 1 §8.3 VIGIL_GIT_ALLOWED_HOSTS): which clone URLs Vigil may fetch.
@@ -15,9 +16,13 @@ import { cloneTransport } from '../../domain/targets/clone-endpoint';
  * - Always, list or not: cloud-metadata names (metadata.google.internal, metadata.goog,
  *   instance-data.ec2.internal, ...) are refused, and the host is resolved (every address,
  *   `dns.promises.lookup(host, { all: true })`) and refused when one address is link-local
- *   (169.254.0.0/16, fe80::/10) or a metadata address (169.254.169.254, fd00:ec2::254,
- *   100.100.100.200, 168.63.129.16), IPv4-mapped and NAT64 forms included. A listed host that
- *   resolves there is refused too (DNS rebinding).
+ *   (169.254.0.0/16, fe80::/10), a metadata address (169.254.169.254, fd00:ec2::254,
+ *   100.100.100.200, 168.63.129.16, 192.0.0.192, ...) or reserved (unspecified, multicast,
+ *   broadcast, 192.0.0.0/24 IETF protocol assignments, documentation and benchmarking ranges...),
+ *   as infrastructure/network/address-classes.ts classifies them (the feeds use it too): IPv6
+ *   forms carrying an IPv4 address (mapped, compatible, NAT64, 6to4, Teredo) are judged by that
+ *   address. Private and loopback addresses are allowed. A listed host that resolves to a refused
+ *   address is refused too (DNS rebinding).
  *
  * A refusal is permanent (spec 1 §3.1 "URL refused by the clone guard"). A name that does not
  * resolve is a network failure, transient. The scan-time clone pins http(s) connections to the
@@ -43,11 +48,6 @@ export interface CloneUrl {
 export type GuardVerdict =
   | { allowed: true; url: CloneUrl; addresses: string[] }
   | { allowed: false; permanent: boolean; reason: string };
-
-export const METADATA_HOSTS: readonly string[] = [
-  'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal', 'metadata.tencentyun.com',
-];
-export const METADATA_ADDRESSES: readonly string[] = ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '168.63.129.16', '169.254.170.2'];
 
 export class CloneUrlRefused extends Error {}
 
@@ -116,21 +116,16 @@ export function hostMatches(host: string, pattern: string): boolean {
   return h === p;
 }
 
-/** Why an address may not be cloned from, or null. */
+/**
+ * Why an address may not be cloned from, or null. S1.8.3-32: with no allowed-host list every host is
+ * allowed except link-local and metadata addresses (IPv6 forms carrying one included); other
+ * reserved ranges (documentation, benchmarking, ...) are left to the allowed-host list, since
+ * installations use them in labs and examples.
+ */
 export function refusedAddress(address: string): string | null {
-  if (!ipaddr.isValid(address)) return `"${address}" is not an address`;
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6') {
-    const v6 = ip as ipaddr.IPv6;
-    if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
-    else if (v6.match(ipaddr.IPv6.parse('64:ff9b::'), 96)) ip = ipaddr.IPv4.parse(v6.toByteArray().slice(12).join('.'));
-  }
-  const normal = ip.toNormalizedString();
-  if (METADATA_ADDRESSES.some((m) => ipaddr.parse(m).toNormalizedString() === normal && ipaddr.parse(m).kind() === ip.kind())) {
-    return `${address} is a cloud metadata address`;
-  }
-  if (ip.range() === 'linkLocal') return `${address} is a link-local address`;
-  return null;
+  const reading = readAddress(address);
+  if (!reading) return `"${address}" is not an address`;
+  return reading.metadata || reading.class === 'link-local' ? `${address} is ${describeAddress(reading)}` : null;
 }
 
 const systemLookup: Lookup = async (host) => (await dns.lookup(host, { all: true })).map((a) => a.address);

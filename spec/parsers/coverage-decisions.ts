@@ -45,6 +45,26 @@ export function coberturaTotals(text: string): { lc: number; lt: number; bc: num
   return { lc, lt: classLines.length, bc, bt };
 }
 
+/**
+ * A Cobertura report rewritten so that every class lists its lines only under its methods, as
+ * some producers write them: the class-level lines are split between two methods, the second
+ * listing the first one's last line again (two methods sharing a line), and the class keeps no
+ * <lines> of its own. Counting once per line number, the figures are the original class lines'.
+ */
+export function linesUnderMethodsOnly(text: string): string {
+  return text.replace(/<class\b(?:[^>]*[^/>])?>[\s\S]*?<\/class>/g, (cls) => {
+    const bare = cls.replace(/<methods\b[^>]*>[\s\S]*?<\/methods>|<methods\s*\/>/g, '');
+    const block = /<lines>([\s\S]*?)<\/lines>/.exec(bare);
+    if (!block) return cls;
+    const lines = block[1].match(/<line\b[^>]*\/>|<line\b[^>]*>[\s\S]*?<\/line>/g) ?? [];
+    const half = Math.ceil(lines.length / 2);
+    const first = lines.slice(0, half);
+    const second = [...first.slice(-1), ...lines.slice(half)];
+    const method = (name: string, listed: string[]) => `<method name="${name}" signature="()V" line-rate="0" branch-rate="0"><lines>${listed.join('')}</lines></method>`;
+    return bare.replace(block[0], () => `<methods>${method('first', first)}${method('second', second)}</methods>`);
+  });
+}
+
 /** lcov: per SF (the last record of a repeated file), LF/LH or counted DA lines; BRF/BRH likewise. */
 export function lcovTotals(text: string): { lc: number; lt: number; bc: number; bt: number; dirs: number } {
   const files = new Map<string, number[]>();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { parseCoverage, type CoverageFigures, type CoverageFormat } from '../../infrastructure/parsers/coverage';
 import { corpusAvailable, requireCorpus } from '../support/corpus';
 import { expectRefusal, readCorpus, readManifest, verdictOfNote } from './support';
-import { coberturaTotals, DECISIONS, jacocoTotals, lcovTotals, pair } from './coverage-decisions';
+import { coberturaTotals, DECISIONS, jacocoTotals, lcovTotals, linesUnderMethodsOnly, pair } from './coverage-decisions';
 
 const cov = (format: CoverageFormat, text: string): CoverageFigures => parseCoverage(format, Buffer.from(text));
 
@@ -109,6 +109,37 @@ describe('coverage parser', () => {
       expect(names).to.deep.equal(['tests/dot-folder/output/.subdir/A', 'tests/dot-folder/output/.subdir/A/C', 'tests/dot-folder/output/.subdir/A/C/D', 'tests/dot-folder/output/.subdir/B'].sort());
     });
 
+    const acceptedCobertura = (): string[] =>
+      readManifest('MANIFEST-reports.tsv')
+        .filter((r) => r.file.startsWith('coverage/cobertura/') && (DECISIONS[r.file]?.verdict ?? verdictOfNote(r.note)) === 'accept')
+        .map((r) => r.file);
+
+    it('[S1.2.6-03] [S1.4.3-46] every accepted Cobertura report rewritten with its lines under methods only reads the figures of its class lines', () => {
+      const files = acceptedCobertura();
+      expect(files).to.have.length.above(10);
+      for (const f of files) {
+        const original = readCorpus(f).toString('utf8');
+        const rewritten = linesUnderMethodsOnly(original);
+        // The rewrite left no class-level line (the independent count sees none) and moved every one.
+        expect(coberturaTotals(rewritten).lt, f).to.equal(0);
+        const t = coberturaTotals(original);
+        const figures = parseCoverage('cobertura', Buffer.from(rewritten));
+        expect([figures.linesCovered, figures.linesTotal, figures.branchesCovered, figures.branchesTotal], f).to.deep.equal([t.lc, t.lt, ...pair(t.bc, t.bt)]);
+        expect(figures, f).to.deep.equal(parseCoverage('cobertura', readCorpus(f)));
+      }
+    });
+
+    it('[S1.2.6-03] a Cobertura report whose classes have their own lines reads the same figures with or without its <methods>', () => {
+      let withMethods = 0;
+      for (const f of acceptedCobertura()) {
+        const original = readCorpus(f).toString('utf8');
+        const bare = original.replace(/<methods\b[^>]*>[\s\S]*?<\/methods>/g, '');
+        if (bare !== original) withMethods++;
+        expect(parseCoverage('cobertura', Buffer.from(bare)), f).to.deep.equal(parseCoverage('cobertura', readCorpus(f)));
+      }
+      expect(withMethods).to.be.above(5);
+    });
+
     it('[S1.4.3-13] a Cobertura report declared as JaCoCo is refused, and the reverse', () => {
       expectRefusal(() => parseCoverage('jacoco', readCorpus('coverage/cobertura/gcovr-5.0.cobertura.xml')), /not a JaCoCo report/);
       expectRefusal(() => parseCoverage('cobertura', readCorpus('coverage/jacoco/madrapps__report.jacoco.xml')), /not a Cobertura report/);
@@ -166,6 +197,26 @@ describe('coverage parser', () => {
       );
       expect(f).to.deep.include({ linesCovered: 1, linesTotal: 2, branchesCovered: 1, branchesTotal: 2, toolVersion: '9', packagesState: 'kept' });
       expect(f.packages).to.deep.equal([{ name: 'p', linesCovered: 1, linesTotal: 2, branchesCovered: 1, branchesTotal: 2 }]);
+    });
+
+    it('[S1.4.3-36] [S1.4.3-46] a Cobertura class listing its lines only under methods counts them, each line number once', () => {
+      const f = cov(
+        'cobertura',
+        `<coverage version="9"><packages><package name="p"><classes>
+           <class name="C" filename="p/C.java"><methods>
+             <method name="a"><lines><line number="1" hits="0"/><line number="2" hits="0" branch="true" condition-coverage="0% (0/2)"/></lines></method>
+             <method name="b"><lines><line number="2" hits="3" branch="true" condition-coverage="50% (1/2)"/><line number="3" hits="1"/></lines></method>
+           </methods><lines/></class>
+           <class name="D" filename="p/D.java"><methods><method name="d"><lines><line number="1" hits="1"/></lines></method></methods></class>
+         </classes></package></packages></coverage>`,
+      );
+      expect(f).to.deep.include({ linesCovered: 3, linesTotal: 4, branchesCovered: 1, branchesTotal: 2 });
+      expect(f.packages).to.deep.equal([{ name: 'p', linesCovered: 3, linesTotal: 4, branchesCovered: 1, branchesTotal: 2 }]);
+    });
+
+    it('[S1.4.3-13] garbage hits on a method line that is counted refuse the report', () => {
+      const doc = '<coverage><packages><package name="p"><classes><class name="C"><methods><method name="m"><lines><line number="1" hits="x"/></lines></method></methods></class></classes></package></packages></coverage>';
+      expectRefusal(() => cov('cobertura', doc), /hits "x"/);
     });
 
     it('Cobertura hits with a decimal comma are read; garbage hits refuse the report', () => {

@@ -230,6 +230,62 @@ describe('SARIF parser', () => {
     it('[S1.4.3-23] a pass result without a rule still refuses: every result names a rule', () => {
       expectRefusal(() => one({ kind: 'pass', message: { text: 'm' } }), /names no rule/);
     });
+
+    describe('rule references into tool extensions (SARIF 2.1.0 §3.27.7, §3.52-3.54)', () => {
+      const G_EXT = '2f1b7c1e-8d7a-4a53-9d3c-0c7a3f1e5b21';
+      const G_RULE = '9a0e3b52-6f4c-4e1d-8b2a-7c5d1e3f4a60';
+      // The driver holds a rule with the same id as the extension's, scored differently: a finding
+      // whose severity is "low" was read from the driver, "critical" from the extension.
+      const tool = {
+        driver: { name: 'T', rules: [{ id: 'X1', properties: { 'security-severity': '1.0' } }] },
+        extensions: [
+          { name: 'other-pack', rules: [{ id: 'O1' }] },
+          {
+            name: 'security-pack', guid: G_EXT.toUpperCase(), globalMessageStrings: { pack: { text: 'pack says {0}' } },
+            rules: [{ id: 'Y0' }, { id: 'X1', guid: G_RULE, properties: { 'security-severity': '9.5' }, messageStrings: { default: { text: '{0} is weak' } } }],
+          },
+        ],
+      };
+      const finding = (rule: Json, extra: Json = {}) => one({ rule, message: { id: 'default', arguments: ['MD5'] }, ...extra }, { tool }).runs[0].findings[0];
+
+      it('[S1.4.3-23] [S1.4.3-27] names the extension by index, by guid (any case) or by name; the descriptor is the extension\'s', () => {
+        for (const toolComponent of [{ index: 1 }, { guid: G_EXT }, { name: 'security-pack' }]) {
+          const f = finding({ index: 1, toolComponent });
+          expect(f, JSON.stringify(toolComponent)).to.include({ ruleId: 'X1', severity: 'critical', message: 'MD5 is weak' });
+        }
+      });
+
+      it('[S1.4.3-23] ruleIndex counts in the component rule.toolComponent names', () => {
+        expect(one({ ruleIndex: 1, rule: { toolComponent: { name: 'security-pack' } }, message: { text: 'm' } }, { tool }).runs[0].findings[0]).to.include({ ruleId: 'X1', severity: 'critical' });
+      });
+
+      it('[S1.4.3-23] a rule named by its guid alone, with or without its component', () => {
+        expect(finding({ guid: G_RULE, toolComponent: { index: 1 } })).to.include({ ruleId: 'X1', severity: 'critical', message: 'MD5 is weak' });
+        expect(finding({ guid: G_RULE.toUpperCase() })).to.include({ ruleId: 'X1', severity: 'critical' });
+      });
+
+      it('[S1.4.3-27] ruleId with a component reference takes the component\'s descriptor, not the driver\'s rule of that id', () => {
+        expect(one({ ruleId: 'X1', rule: { id: 'X1', toolComponent: { name: 'security-pack' } }, message: { text: 'm' } }, { tool }).runs[0].findings[0].severity).to.equal('critical');
+        expect(one({ ruleId: 'X1', message: { text: 'm' } }, { tool }).runs[0].findings[0].severity).to.equal('low');
+      });
+
+      it('message.id falls back to the component\'s globalMessageStrings', () => {
+        expect(one({ rule: { index: 0, toolComponent: { index: 1 } }, message: { id: 'pack', arguments: ['hi'] } }, { tool }).runs[0].findings[0].message).to.equal('pack says hi');
+      });
+
+      it('[S1.4.3-23] a reference that leads nowhere and no ruleId refuses the report, saying what did not match', () => {
+        const refused = (rule: Json) => expectRefusal(() => finding(rule), /names no rule/).message;
+        expect(refused({ index: 0, toolComponent: { index: 7 } })).to.match(/rule\.toolComponent \(index 7\) matches no component of the tool \(the driver and 2 extensions/);
+        expect(refused({ index: 0, toolComponent: { guid: G_RULE } })).to.contain(`guid "${G_RULE}"`);
+        expect(refused({ index: 0, toolComponent: { name: 'no-such-pack' } })).to.contain('name "no-such-pack"');
+        expect(refused({ index: 5, toolComponent: { index: 1 } })).to.contain('rule index 5 is outside the 2 rules of the extension "security-pack"');
+        expect(refused({ guid: '00000000-0000-4000-8000-000000000000' })).to.contain('rule.guid 00000000-0000-4000-8000-000000000000 matches no rule');
+      });
+
+      it('[S1.4.3-23] a result with a ruleId still counts when its component reference leads nowhere', () => {
+        expect(one({ ruleId: 'X1', rule: { toolComponent: { index: 9 } }, message: { text: 'm' } }, { tool }).runs[0].findings[0].ruleId).to.equal('X1');
+      });
+    });
   });
 
   describe('severity', () => {

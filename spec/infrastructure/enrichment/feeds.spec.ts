@@ -54,10 +54,32 @@ describe('Enrichment feeds: destination guard [S1.8.3-54]', () => {
     expect((await refusal(checkDestination(new URL('http://127.0.0.1:9/x'), off))).message).to.contain('loopback');
     expect((await refusal(checkDestination(new URL('http://[::1]:9/x'), off))).message).to.contain('loopback');
     expect((await refusal(checkDestination(new URL('http://169.254.169.254/latest'), off))).message).to.contain('link-local');
-    await checkDestination(new URL('http://169.254.169.254/latest'), on);
+    // Link-local and metadata destinations stay refused with the switch on (issue #17).
+    expect((await refusal(checkDestination(new URL('http://169.254.169.254/latest'), on))).message).to.contain('cloud metadata').and.contain('whatever VIGIL_KEV_ALLOW_PRIVATE says');
     expect((await refusal(checkDestination(new URL('http://any.example/'), on))).message).to.contain('reserved');
     expect((await refusal(checkDestination(new URL('ftp://public.example/x'), on))).message).to.contain('http or https');
     expect((await refusal(checkDestination(new URL('https://nowhere.example/x'), on))).message).to.contain('could not be resolved');
+  });
+
+  it('[S1.8.3-54] with the switch on, link-local, cloud metadata and reserved destinations stay refused, in every IPv6 form carrying them, by name or literal', async () => {
+    const lookup = lookupOf({
+      'mirror.example': ['10.0.0.5'], 'loop.example': ['::1'], 'rebound.example': ['93.184.216.34', '2002:a9fe:a9fe::'], 'azure.example': ['168.63.129.16'],
+    });
+    const on = { allowPrivate: true, switchName: 'VIGIL_EPSS_ALLOW_PRIVATE', lookup };
+    await checkDestination(new URL('https://mirror.example/epss.csv.gz'), on);
+    await checkDestination(new URL('https://loop.example/epss.csv.gz'), on);
+    await checkDestination(new URL('http://[::ffff:10.1.2.3]/epss.csv.gz'), on);
+    for (const url of [
+      'http://169.254.169.254/', 'http://169.254.10.1/', 'http://[fe80::1]/', 'http://[fd00:ec2::254]/', 'http://192.0.0.192/', 'http://192.0.0.8/',
+      'http://[::ffff:169.254.169.254]/', 'http://[::a9fe:a9fe]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[64:ff9b:1::a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::]/',
+      'http://[2001:0:4136:e378:8000:63bf:5601:5601]/', 'http://100.100.100.200/', 'https://rebound.example/x', 'https://azure.example/x',
+      'http://metadata.google.internal/computeMetadata/v1/',
+    ]) {
+      const r = await refusal(checkDestination(new URL(url), on));
+      expect(r.kind, url).to.equal('destination');
+      expect(r.message, url).to.match(/cloud metadata|link-local|reserved/).and.contain('whatever VIGIL_EPSS_ALLOW_PRIVATE says');
+    }
+    expect((await refusal(checkDestination(new URL('http://[2002:a9fe:a9fe::]/'), on))).message).to.contain('the 6to4 form of 169.254.169.254, a cloud metadata address (link-local)');
   });
 
   it('[S1.8.3-54] resolves names through DNS: localhost is loopback', async () => {
@@ -91,6 +113,17 @@ describe('Enrichment feeds: bounded download', () => {
     })));
     expect(r.message).to.contain('127.0.0.1, a loopback address');
     expect(mirror.hits.slice(before)).to.deep.equal(['/to-loopback']);
+  });
+
+  it('[S1.8.3-54] with the private switch on, a loopback mirror redirecting to the metadata address (or a form carrying it) is refused before that hop', async () => {
+    for (const target of ['http://169.254.169.254/latest/meta-data/', 'http://[::ffff:a9fe:a9fe]/latest/meta-data/', 'http://[fe80::a9fe:a9fe]/']) {
+      mirror.serve('/to-metadata', { redirect: target });
+      const before = mirror.hits.length;
+      const r = await refusal(downloadAll(mirror.url('/to-metadata'), options({ allowPrivate: true })));
+      expect(r.kind, target).to.equal('destination');
+      expect(r.message, target).to.match(/cloud metadata|link-local/).and.contain('whatever VIGIL_KEV_ALLOW_PRIVATE says');
+      expect(mirror.hits.slice(before)).to.deep.equal(['/to-metadata']);
+    }
   });
 
   it('refuses a declared length over the bound before reading, and a chunked body as soon as it passes the bound', async () => {

@@ -63,6 +63,30 @@ describe('Clone guard (infrastructure/scanning/clone-guard.ts)', () => {
     });
   });
 
+  describe('addresses classed by the shared classifier (issue #17)', () => {
+    it('[S1.8.3-32] refuses every IPv6 form carrying a link-local or metadata IPv4 address, and names the form', () => {
+      for (const address of [
+        '::a9fe:a9fe', '::ffff:0:a9fe:a9fe', '64:ff9b:1::a9fe:a9fe', '2002:a9fe:a9fe::', '2002:a9fe:0101::1', '2001:0:4136:e378:8000:63bf:5601:5601', '2001:0:a9fe:a9fe::1',
+      ]) {
+        expect(refusedAddress(address), address).to.be.a('string').and.match(/form of 169\.254\./);
+      }
+      expect(refusedAddress('2002:a9fe:a9fe::')).to.equal('2002:a9fe:a9fe:: is the 6to4 form of 169.254.169.254, a cloud metadata address (link-local)');
+    });
+
+    it('[S1.8.3-32] refuses 192.0.0.192 (a metadata address) and leaves the other reserved ranges to the allowed-host list', () => {
+      expect(refusedAddress('192.0.0.192')).to.equal('192.0.0.192 is a cloud metadata address (IETF protocol assignments)');
+      for (const address of ['192.0.0.1', '192.0.0.170', '224.0.0.1', '240.0.0.1', '192.0.2.10', 'ff02::1', '2001:db8::1']) {
+        expect(refusedAddress(address), address).to.equal(null);
+      }
+    });
+
+    it('[S1.8.3-32] leaves private and loopback addresses, carried or not, to the list', () => {
+      for (const address of ['::ffff:10.0.0.1', '2002:c0a8:0101::1', '64:ff9b::a00:1', '::ffff:127.0.0.1', '2002:808:808::1', '192.0.1.1']) {
+        expect(refusedAddress(address), address).to.equal(null);
+      }
+    });
+  });
+
   describe('check', () => {
     const lookup = resolver({
       'git.example.com': ['140.82.112.3'],

@@ -321,6 +321,33 @@ describe('Enrichment feeds over HTTP: private destinations [S1.8.3-54]', functio
   });
 });
 
+describe('Enrichment feeds over HTTP: link-local and metadata destinations stay refused with the switches on (issue #17)', function () {
+  requireCorpus(this);
+  this.timeout(60_000);
+
+  it('[S1.8.3-54] a loopback mirror redirecting to the metadata address (KEV) or its 6to4 form (EPSS): both refused at that hop, nothing fetched there, the feeds stay unsynchronised', async () => {
+    const mirror = await new Mirror().start();
+    mirror.serve('/kev-to-metadata', { redirect: 'http://169.254.169.254/latest/meta-data/' }).serve('/epss-to-metadata', { redirect: 'http://[2002:a9fe:a9fe::]/latest/meta-data/' });
+    const v = await startVigil({ env: { VIGIL_KEV_URL: mirror.url('/kev-to-metadata'), VIGIL_EPSS_URL: mirror.url('/epss-to-metadata'), ...SWITCHES_ON } });
+    try {
+      const admin = await v.signIn();
+      const r = await v.request('POST', '/feeds/sync', { token: admin });
+      expect(r.status, r.text).to.equal(200);
+      const [kev, epss] = r.body.outcomes as Array<{ feed: string; outcome: string; reason: string }>;
+      expect([kev.feed, kev.outcome, epss.feed, epss.outcome]).to.deep.equal(['kev', 'refused', 'epss', 'refused']);
+      expect(kev.reason).to.contain('169.254.169.254, a cloud metadata address (link-local)').and.contain('whatever VIGIL_KEV_ALLOW_PRIVATE says');
+      expect(epss.reason).to.contain('the 6to4 form of 169.254.169.254').and.contain('whatever VIGIL_EPSS_ALLOW_PRIVATE says');
+      expect([...mirror.hits].sort()).to.deep.equal(['/epss-to-metadata', '/kev-to-metadata']);
+      const state = (await v.request('GET', '/feeds', { token: admin })).body;
+      expect(state.map((f: { synchronised: boolean; allowPrivate: boolean }) => [f.synchronised, f.allowPrivate])).to.deep.equal([[false, true], [false, true]]);
+      expect(state[0].lastRefusal.reason).to.equal(kev.reason);
+    } finally {
+      await v.stop();
+      await mirror.stop();
+    }
+  });
+});
+
 describe('Enrichment feeds: the synchronisation loop', function () {
   requireCorpus(this);
   this.timeout(60_000);

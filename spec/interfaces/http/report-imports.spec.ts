@@ -7,7 +7,7 @@ import { corpusAvailable, corpusPath, requireCorpus } from '../../support/corpus
 import { importsProjection } from '../../../projections/imports';
 import { RunningVigil, startVigil } from '../../support/vigil';
 import { makeZip, readCorpus, readManifest, verdictOfNote } from '../../parsers/support';
-import { coberturaTotals, DECISIONS as COVERAGE_DECISIONS, jacocoTotals, lcovTotals, pair } from '../../parsers/coverage-decisions';
+import { coberturaTotals, DECISIONS as COVERAGE_DECISIONS, jacocoTotals, lcovTotals, linesUnderMethodsOnly, pair } from '../../parsers/coverage-decisions';
 import { DECISIONS as JUNIT_DECISIONS, independent as junitCounts, RETRIES } from '../../parsers/junit-decisions';
 import { componentNames, DECISIONS as SBOM_DECISIONS } from '../../parsers/cyclonedx-decisions';
 
@@ -452,6 +452,20 @@ describe('coverage, test-report and build SBOM imports over HTTP', function () {
         else expect(one.body.packages).to.equal(null);
       });
     }
+
+    it('[S1.2.6-03] [S1.4.3-46] a real Cobertura report (coverlet) rewritten with its lines under methods only: 201 with the figures of its class lines, per package too', async () => {
+      const original = readCorpus('coverage/cobertura/coverlet__csharp.cobertura.xml').toString('utf8');
+      const rewritten = linesUnderMethodsOnly(original);
+      expect(coberturaTotals(rewritten).lt).to.equal(0);
+      const t = coberturaTotals(original);
+      const before = await coverage(await source(), original, 'cobertura');
+      const r = await coverage(await source(), rewritten, 'cobertura');
+      expect(r.status, r.text).to.equal(201);
+      expect([r.body.linesCovered, r.body.linesTotal, r.body.branchesCovered, r.body.branchesTotal]).to.deep.equal([t.lc, t.lt, ...pair(t.bc, t.bt)]);
+      expect(r.body.packagesState).to.equal('kept');
+      const packages = async (id: number) => (await v.request('GET', `/repositories/${c!.repositoryId}/coverage-imports/${id}`, { apiKey: c!.key })).body.packages;
+      expect(await packages(r.body.id)).to.deep.equal(await packages(before.body.id));
+    });
 
     for (const row of rows.filter((r) => r.file.startsWith('junit/'))) {
       const decided = JUNIT_DECISIONS[row.file];
