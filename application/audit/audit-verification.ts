@@ -75,8 +75,9 @@ class ChainWalk {
       if (entry.prev_hash !== prev) return broken(n, seq, position, 'the entry does not follow the one before it', ['prevHash']);
       const row = next !== undefined && next.event_id === entry.event_id ? next : await this.locate(entry);
       if (row === undefined) return broken(n, seq, position, 'the event it stands for is missing or changed', await this.atItsPosition(entry));
-      const differs = this.compare(entry, row);
-      if (entryHash(prev, this.chained(seq, row)) !== entry.hash) {
+      const recomputed = this.chained(seq, row);
+      const differs = this.compare(entry, row, recomputed);
+      if (entryHash(prev, recomputed) !== entry.hash) {
         // The entry still matches its own hash: the event changed. Else the entry did.
         const entryIntact = entryHash(prev, chainedOf(entry)) === entry.hash;
         if (entryIntact && differs.length > 0) return broken(n, seq, position, 'the event it stands for is missing or changed', differs);
@@ -145,22 +146,22 @@ class ChainWalk {
     };
   }
 
-  /** Which of the entry's fields and copies the event row no longer matches. */
-  private compare(entry: AuditEntry, row: EventRow): string[] {
+  /** Which of the entry's fields and copies the event row (and what was recomputed from it) no longer matches. */
+  private compare(entry: AuditEntry, row: EventRow, recomputed: ChainedFields): string[] {
     const out: string[] = [];
-    if (row.event_id !== entry.event_id) out.push('eventId');
-    if (row.stream_id !== entry.stream_id) out.push('stream');
-    if (Number(row.revision) !== Number(entry.revision)) out.push('revision');
-    if (Number(row.position) !== Number(entry.position)) out.push('position');
-    if (String(row.commit_id) !== String(entry.commit_id)) out.push('commit');
-    if (row.type !== entry.type) out.push('type');
+    if (recomputed.event_id !== entry.event_id) out.push('eventId');
+    if (recomputed.stream_id !== entry.stream_id) out.push('stream');
+    if (recomputed.revision !== Number(entry.revision)) out.push('revision');
+    if (recomputed.position !== Number(entry.position)) out.push('position');
+    if (recomputed.commit_id !== String(entry.commit_id)) out.push('commit');
+    if (recomputed.type !== entry.type) out.push('type');
     const metadata = this.metadata(row.metadata);
     const copies = (['actor', 'address', 'at'] as const).filter((k) => !sameValue(metadata[k], entry[k]));
     // A changed metadata text names what changed in it when the entry's copies tell; equal texts
     // with unequal copies mean the entry's copies were changed.
-    if (metadata.hash !== entry.metadata_hash) out.push(...(copies.length > 0 ? copies.map((k) => `metadata.${k}`) : ['metadata']));
+    if (recomputed.metadata_hash !== entry.metadata_hash) out.push(...(copies.length > 0 ? copies.map((k) => `metadata.${k}`) : ['metadata']));
     else out.push(...copies);
-    if (storedTextHash(row.data) !== entry.data_hash) out.push('data');
+    if (recomputed.data_hash !== entry.data_hash) out.push('data');
     return out;
   }
 
