@@ -52,6 +52,12 @@ export interface RecordedEvent<Data = unknown> {
   data: Data;
   metadata: EventMetadata;
   cursor: Cursor;
+  /**
+   * The data and metadata texts exactly as the log stores them, when the adapter reads texts (the
+   * SQL store): the audit chain hashes them as they are (ADR 0012). EventStoreDB's adapter leaves them out.
+   */
+  storedData?: string;
+  storedMetadata?: string;
 }
 
 /** 'no_stream': the stream must not exist; 'any': no check; a number: the stream's last revision. */

@@ -424,7 +424,8 @@ function cursorOf(row: Pick<EventRow, 'commit_id' | 'position'>): Cursor {
 
 /**
  * Rows as recorded events. The events of one command share their metadata text, so a page parses
- * it once per run of equal texts and its events share the object (events are read-only).
+ * it once per run of equal texts and its events share the object (events are read-only). Each
+ * keeps the texts as stored, which the audit chain hashes (one string per run for the metadata).
  */
 function toRecordedAll<T>(rows: readonly EventRow[]): RecordedEvent<T>[] {
   const out = new Array<RecordedEvent<T>>(rows.length);
@@ -444,6 +445,8 @@ function toRecordedAll<T>(rows: readonly EventRow[]): RecordedEvent<T>[] {
       data: JSON.parse(row.data) as T,
       metadata: metadata!,
       cursor: cursorOf(row),
+      storedData: row.data,
+      storedMetadata: text,
     };
   }
   return out;

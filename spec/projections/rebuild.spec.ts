@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
-import { dataHash, entryHash, GENESIS_HASH } from '../../projections/audit';
+import { entryHash, GENESIS_HASH } from '../../projections/audit';
 import { describeEachEngine } from '../support/databases';
 import { RunningVigil, startVigil } from '../support/vigil';
 
@@ -54,27 +54,30 @@ describeEachEngine('Projections: restart, rebuild, audit chain', ({ engine, get 
     await second.stop({ keepDatabase: true });
   });
 
-  it('chains the audit log by hash over each event\'s stored data (scheme 2, recomputable with any SHA-256 tool); a changed event or entry breaks the chain', async () => {
+  it('chains the audit log by hash over each event\'s whole stored envelope (scheme 3, recomputable with any SHA-256 tool); a changed event or entry breaks the chain', async () => {
     const knex = get().db.knex;
     const rows: Array<Record<string, any>> = await knex('audit_log').orderBy('seq');
     expect(rows.length).to.be.greaterThan(10);
-    const stored = new Map((await knex('events').select('position', 'data')).map((e: { position: string | number; data: string }) => [Number(e.position), e.data]));
+    const commit = engine === 'mysql' ? knex.raw("'0' AS commit_id") : knex.raw('commit_id::text AS commit_id');
+    const stored = new Map((await knex('events').select('position', commit, 'event_id', 'stream_id', 'revision', 'type', 'metadata', 'data'))
+      .map((e: Record<string, any>) => [Number(e.position), e]));
     const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
     let prev = GENESIS_HASH;
     for (const r of rows) {
       const { hash, prev_hash: prevHash, ...entry } = r;
       expect(prevHash).to.equal(prev);
-      // Independently of projections/audit.ts: the stored text, and the documented array.
-      expect(entry.data_hash).to.equal(sha256(stored.get(Number(entry.position))!));
-      const fields = [Number(entry.seq), String(entry.event_id), Number(entry.position), entry.stream_id, entry.type, entry.actor === null ? null : Number(entry.actor), entry.address, entry.at, entry.data_hash];
+      // Independently of projections/audit.ts: the event row's stored texts, and the documented array.
+      const e = stored.get(Number(entry.position))!;
+      expect(entry.metadata_hash).to.equal(sha256(e.metadata));
+      expect(entry.data_hash).to.equal(sha256(e.data));
+      const fields = [Number(entry.seq), String(e.event_id), e.stream_id, Number(e.revision), Number(e.position), String(e.commit_id), e.type, sha256(e.metadata), sha256(e.data)];
       expect(sha256(prev + JSON.stringify(fields))).to.equal(hash);
-      expect(entry.data_hash).to.equal(dataHash(JSON.parse(stored.get(Number(entry.position))!)));
-      expect(entryHash(prev, { ...entry, seq: Number(entry.seq), position: Number(entry.position) } as never)).to.equal(hash);
+      expect(entryHash(prev, { ...entry, seq: Number(entry.seq), position: Number(entry.position), revision: Number(entry.revision) } as never)).to.equal(hash);
       prev = hash;
     }
-    const forged: Record<string, any> = { ...rows[3], data_hash: dataHash({ forged: true }) };
+    const forged: Record<string, any> = { ...rows[3], data_hash: sha256(JSON.stringify({ forged: true })) };
     const { hash, prev_hash: prevHash, ...entry } = forged;
-    expect(entryHash(prevHash, { ...entry, seq: Number(entry.seq), position: Number(entry.position) } as never)).not.to.equal(hash);
+    expect(entryHash(prevHash, { ...entry, seq: Number(entry.seq), position: Number(entry.position), revision: Number(entry.revision) } as never)).not.to.equal(hash);
     expect(JSON.stringify(rows)).not.to.match(/scrypt\$/);
   });
 
@@ -96,6 +99,32 @@ describeEachEngine('Projections: restart, rebuild, audit chain', ({ engine, get 
     expect(verification.body).to.include({ valid: true, brokenAt: null });
     expect(verification.body.entries).to.be.greaterThan(entries);
     expect(await knex('audit_log').where({ hash: 'f'.repeat(64) }).count({ n: '*' }).first()).to.satisfy((r: { n: unknown }) => Number(r.n) === 0);
+    await upgraded.stop({ keepDatabase: true });
+  });
+
+  it('rebuilds the audit chain in scheme 3 when upgrading from scheme 2 (migration v016), and it verifies', async () => {
+    const database = get();
+    const first = await startVigil({ engine, database });
+    await first.signIn();
+    await first.stop({ keepDatabase: true });
+    const knex = database.db.knex;
+    const entries = Number((await knex('audit_log').count({ n: '*' }).first())!.n);
+    expect(entries).to.be.greaterThan(0);
+    // The state of a database written by a Vigil before v016: scheme 2 entries (no revision,
+    // commit or metadata hash; other hashes), v016 not yet run.
+    await knex.schema.alterTable('audit_log', (t) => { t.dropColumn('revision'); t.dropColumn('commit_id'); t.dropColumn('metadata_hash'); });
+    await knex('audit_log').update({ hash: 'f'.repeat(64) });
+    await knex('knex_migrations').where({ name: 'v016-audit-chain-scheme-3' }).del();
+    const upgraded = await startVigil({ engine, database });
+    const admin = await upgraded.signIn();
+    const verification = await upgraded.request('GET', '/audit-log/verification', { token: admin });
+    expect(verification.status).to.equal(200);
+    expect(verification.body).to.include({ valid: true, brokenAt: null });
+    expect(verification.body.entries).to.be.greaterThan(entries);
+    expect(await knex('audit_log').where({ hash: 'f'.repeat(64) }).count({ n: '*' }).first()).to.satisfy((r: { n: unknown }) => Number(r.n) === 0);
+    const listed = await upgraded.request('GET', '/audit-log?limit=1', { token: admin });
+    expect(listed.body[0]).to.include({ seq: 1, revision: 0 });
+    expect(listed.body[0].metadataHash).to.match(/^[0-9a-f]{64}$/);
     await upgraded.stop({ keepDatabase: true });
   });
 });

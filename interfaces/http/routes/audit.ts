@@ -26,8 +26,8 @@ export function auditRoutes(s: Services): RouteDef[] {
       },
     },
     {
-      method: 'get', path: '/audit-log/verification', tag: 'Audit', summary: 'Walks the chain and recomputes every hash from the events', auth: auditors,
-      responses: { 200: { description: '{valid, entries, brokenAt, reason}' } },
+      method: 'get', path: '/audit-log/verification', tag: 'Audit', summary: 'Recomputes the chain from the events table and compares it with the stored one, entry by entry', auth: auditors,
+      responses: { 200: { description: '{valid, entries, brokenAt, brokenPosition, differs, reason}' } },
       handler: async () => audit.verify(),
     },
   ];

@@ -33,7 +33,7 @@ describe('Audit log over HTTP', function () {
     expect(broken.body).to.include({ valid: false, brokenAt: entry.seq });
   });
 
-  describe('finds each kind of tampering (chain scheme 2)', () => {
+  describe('finds each kind of tampering (chain scheme 3)', () => {
     let w: RunningVigil;
     let token: string;
     beforeEach(async () => {
