@@ -49,6 +49,9 @@ export function firstRefused(text: string, kind: TextKind): { char: string; at: 
   return { char: m[0], at: characters(text.slice(0, m.index)) + 1 };
 }
 
+/** 1,024: a count as a person reads it in a refusal. */
+export const grouped = (n: number): string => n.toLocaleString('en-US');
+
 /** "U+0000", as a person reading a refusal can look it up. */
 export function codePoint(char: string): string {
   return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -70,26 +73,27 @@ export function describeRefused(found: { char: string; at: number }): string {
 /**
  * Why `text` may not be `field` (a sentence fragment starting with the field), or null when it may:
  * "runs[0].results[17].ruleId is 513 characters; at most 512", "name holds a control character
- * (U+0000, NUL) at character 5; none is accepted".
+ * (U+0000, NUL) at character 5; control characters are not accepted there".
  */
 export function textProblem(field: string, text: string, limits: { max: number; kind: TextKind }): string | null {
   const length = characters(text);
-  if (length > limits.max) return `${field} is ${length.toLocaleString('en-US')} characters; at most ${limits.max.toLocaleString('en-US')}`;
+  if (length > limits.max) return `${field} is ${grouped(length)} characters; at most ${grouped(limits.max)}`;
   const found = firstRefused(text, limits.kind);
   if (found) return `${field} holds ${describeRefused(found)}; ${ALLOWED[limits.kind]}`;
   return null;
 }
 
-const ALLOWED: Readonly<Record<TextKind, string>> = {
+/** What a refusal adds about the control characters a kind of text takes. */
+export const ALLOWED: Readonly<Record<TextKind, string>> = {
   line: 'control characters are not accepted there',
   multiline: 'tab, line feed and carriage return are the only control characters accepted there',
   free: 'tab, line feed and carriage return are the only control characters (below U+0020) accepted there',
 };
 
 /**
- * For text nobody can be asked to correct (a scanner's output, a failure reason): the refused
- * characters of its kind each become a space, and it is cut to `max` characters (code points, so a
- * pair of surrogates is never split).
+ * For text nobody can be asked to correct (a scanner's output): the refused characters of its kind
+ * each become a space, and it is cut to `max` characters (code points, so a pair of surrogates is
+ * never split).
  */
 export function fitted(text: string, max: number, kind: TextKind = 'line'): string {
   const clean = text.replace(REFUSED_ALL[kind], ' ');

@@ -1,7 +1,7 @@
 import { assertNever, Decider, DomainEvent, refuse } from '../shared/decider';
 import { importToolKey } from '../backlog/issue';
 import { width } from '../shared/column-widths';
-import { characters, firstRefused } from '../shared/text';
+import { characters, firstRefused, grouped } from '../shared/text';
 
 /**
  * A declared internal source (spec 1 §2.5): a pipeline that deposits SARIF, coverage, test
@@ -77,7 +77,7 @@ function definitionOf(c: Extract<SourceCommand, { type: 'DeclareSource' }>, id: 
     // A run of the tool files its issues under import:<slug>/<tool> (issues.tool_key).
     const key = importToolKey(slug, tool);
     if (characters(key) > width('issues.tool_key')) {
-      throw refuse.invalid(`tools[${i}] is too long for slug "${slug}": its issues' tool key import:<slug>/<tool> would be ${characters(key)} characters; at most ${width('issues.tool_key')}.`);
+      throw refuse.invalid(`tools[${i}] is too long for slug "${slug}": its issues' tool key import:<slug>/<tool> would be ${grouped(characters(key))} characters; at most ${grouped(width('issues.tool_key'))}.`);
     }
   });
   if (kinds.includes('sarif') && tools.length === 0) throw refuse.invalid('tools is required when kinds has sarif: name the tools whose runs this source may deliver.');

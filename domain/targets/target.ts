@@ -4,7 +4,7 @@ import { validateImageReference } from './image-reference';
 import { normaliseBranch, normaliseSubPath, repositoryIdentity, uniquenessKey, validateRepositoryUrl } from './repository-identity';
 import { ScheduleInput, scheduleOnCreate, scheduleOnUpdate } from './schedule';
 import { width } from '../shared/column-widths';
-import { characters, textProblem } from '../shared/text';
+import { characters, grouped, textProblem } from '../shared/text';
 import {
   ContainerTarget, evolveTarget, initialTargetState, RepositoryTarget, Target, TargetChanges, TargetEvent, TargetState, TargetStatus,
 } from './target-events';
@@ -108,7 +108,7 @@ function boundedIdentity(url: string): string {
   const identity = repositoryIdentity(url);
   const length = characters(identity);
   if (length > width('repositories.identity')) {
-    throw refuse.invalid(`url names a repository whose identity (host and path, as compared) is ${length} characters; at most ${width('repositories.identity')}`);
+    throw refuse.invalid(`url names a repository whose identity (host and path, as compared) is ${grouped(length)} characters; at most ${grouped(width('repositories.identity'))}`);
   }
   return identity;
 }

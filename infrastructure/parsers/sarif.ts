@@ -1,6 +1,6 @@
 import { bounded as boundedText, ImportRefusal, refuse } from './import-refusal';
 import { width } from '../../domain/shared/column-widths';
-import { characters, type TextKind } from '../../domain/shared/text';
+import { characters, grouped, type TextKind } from '../../domain/shared/text';
 import { RunLocations } from './sarif-locations';
 import { decodeUnicodeText } from './text';
 
@@ -189,7 +189,7 @@ function parseResult(result: unknown, index: number, ctx: RunContext): SarifFind
   // The first location's path is the issue's (issues.path).
   const length = ctx.strict ? characters(path) : 0;
   if (length > SARIF_LIMITS.path) {
-    refuse(`In the SARIF log, ${at}.locations[0].physicalLocation.artifactLocation names a path of ${length.toLocaleString('en-US')} characters; at most ${SARIF_LIMITS.path.toLocaleString('en-US')}.`);
+    refuse(`In the SARIF log, ${at}.locations[0].physicalLocation.artifactLocation names a path of ${grouped(length)} characters; at most ${grouped(SARIF_LIMITS.path)}.`);
   }
   const message = messageOf(result, rule, ctx, ruleId);
   if (ctx.strict) bounded(`${at}.${message.field}`, message.text, Infinity, 'free');

@@ -1,5 +1,5 @@
 import { Request } from 'express';
-import { characters, describeRefused, firstRefused } from '../../domain/shared/text';
+import { ALLOWED, characters, describeRefused, firstRefused, grouped } from '../../domain/shared/text';
 import { kindOfPattern } from './text';
 
 /** One error as express-openapi-validator reports it (the Ajv keyword is in errorCode). */
@@ -42,9 +42,9 @@ function describeOne(e: ValidatorErrorItem, req: Request): string {
   const max = code === 'maxLength' ? Number(/more than (\d+) character/.exec(e.message ?? '')?.[1]) : NaN;
   const kind = code === 'pattern' ? kindOfPattern(/must match pattern "(.*)"$/s.exec(e.message ?? '')?.[1] ?? '') : null;
   const problem = (text: string): string | null => {
-    if (!Number.isNaN(max) && characters(text) > max) return `is ${characters(text).toLocaleString('en-US')} characters; at most ${max.toLocaleString('en-US')}`;
+    if (!Number.isNaN(max) && characters(text) > max) return `is ${grouped(characters(text))} characters; at most ${grouped(max)}`;
     const found = kind ? firstRefused(text, kind) : null;
-    if (found) return `holds ${describeRefused(found)}; ${kind === 'line' ? 'control characters are not accepted there' : 'tab, line feed and carriage return are the only control characters accepted there'}`;
+    if (found && kind) return `holds ${describeRefused(found)}; ${ALLOWED[kind]}`;
     return null;
   };
   if (typeof value === 'string') {

@@ -216,7 +216,7 @@ describe('Text limits and control characters on the routes (issue #17)', functio
     const identity = (k: number) => `https://git.example/${'r'.repeat(k - 'git.example/'.length)}`;
 
     it('a url whose identity (host and path) is 1,025 characters: 400 naming url, nothing written; 1,024 is accepted', async () => {
-      await refused(send('POST', '/repositories', { url: identity(1025), scanManualOnly: true }), 'url', 'identity (host and path, as compared) is 1025 characters; at most 1024');
+      await refused(send('POST', '/repositories', { url: identity(1025), scanManualOnly: true }), 'url', 'identity (host and path, as compared) is 1,025 characters; at most 1,024');
       const r = await v.request('POST', '/repositories', { token: admin, body: { url: identity(1024), scanManualOnly: true } });
       expect(r.status, r.text.slice(0, 200)).to.equal(201);
       expect(r.body.identity).to.have.length(1024);
