@@ -13,7 +13,6 @@ const FORMATS: readonly CoverageFormat[] = ['jacoco', 'cobertura', 'lcov'];
 const CONTENT_TYPES: Record<CoverageFormat, readonly string[]> = {
   jacoco: ['application/xml', 'text/xml'], cobertura: ['application/xml', 'text/xml'], lcov: ['text/plain'],
 };
-const TOOL_VERSION_MAX = 255;
 
 type Row = Record<string, any>;
 
@@ -33,7 +32,7 @@ export class CoverageImportService {
       throw new HttpRefusal(400, 'Declare the report\'s format with ?format=jacoco, cobertura or lcov; it is never guessed.');
     }
     if (typeof format !== 'string' || !(FORMATS as readonly string[]).includes(format)) {
-      throw new HttpRefusal(400, `The format "${String(format)}" is not one of jacoco, cobertura, lcov.`);
+      throw new HttpRefusal(400, `The format ${JSON.stringify(String(format).slice(0, 40))} is not one of jacoco, cobertura, lcov.`);
     }
     const declared = format as CoverageFormat;
     const type = mediaType(contentType);
@@ -44,11 +43,10 @@ export class CoverageImportService {
     const figures = await parsed(() => parseCoverage(declared, body));
     const id = await this.ids.next('coverage_import');
     const sha256 = sha256Hex(body);
-    const toolVersion = figures.toolVersion === null ? null : figures.toolVersion.slice(0, TOOL_VERSION_MAX);
     const [first, ...rest] = figures.packages === null ? [null] : parts(figures.packages);
     const answer = {
       id, linesCovered: figures.linesCovered, linesTotal: figures.linesTotal, branchesCovered: figures.branchesCovered, branchesTotal: figures.branchesTotal,
-      toolVersion, commit: build.commit, branch: build.branch, packagesState: figures.packagesState, sha256,
+      toolVersion: figures.toolVersion, commit: build.commit, branch: build.branch, packagesState: figures.packagesState, sha256,
     };
     await this.commands.appendAll([{
       stream: `coverage-import-${id}`, expectedRevision: 'no_stream',

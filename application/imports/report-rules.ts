@@ -1,4 +1,6 @@
 import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
+import { width } from '../../domain/shared/column-widths';
+import { textProblem } from '../../domain/shared/text';
 import { HttpRefusal } from './refusal';
 import { splitByJsonBytes } from '../shared/json-parts';
 
@@ -15,10 +17,8 @@ export interface StatedBuild {
   branch: string | null;
 }
 
-const MAX_COMMIT = 64;
-const MAX_BRANCH = 255;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const MAX_COMMIT = width('coverage_imports.commit');
+const MAX_BRANCH = width('coverage_imports.branch');
 
 /** commit: hexadecimal, 1 to 64 digits (a SHA-1 or SHA-256 object name, or a prefix); branch: 1 to 255 characters. */
 export function statedBuild(query: Record<string, unknown>): StatedBuild {
@@ -28,9 +28,8 @@ export function statedBuild(query: Record<string, unknown>): StatedBuild {
     throw new HttpRefusal(400, `The commit "${clip(commit)}" is not hexadecimal; state the commit's object name (for example its 40-digit SHA-1), or leave commit out.`);
   }
   if (commit !== null && commit.length > MAX_COMMIT) throw new HttpRefusal(400, `The commit has ${commit.length} digits; an object name has at most ${MAX_COMMIT}.`);
-  if (branch !== null && (branch.length > MAX_BRANCH || CONTROL.test(branch))) {
-    throw new HttpRefusal(400, `The branch must be 1 to ${MAX_BRANCH} characters without control characters.`);
-  }
+  const problem = branch === null ? null : textProblem('The branch', branch, { max: MAX_BRANCH, kind: 'line' });
+  if (problem) throw new HttpRefusal(400, `${problem}.`);
   return { commit, branch };
 }
 

@@ -1,4 +1,6 @@
 import { Finding, importToolKey, Provenance } from '../../domain/backlog/issue';
+import { width } from '../../domain/shared/column-widths';
+import { characters } from '../../domain/shared/text';
 import { sha256Hex } from '../../infrastructure/crypto/tokens';
 import { Database } from '../../infrastructure/db/database';
 import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
@@ -77,6 +79,14 @@ export class SarifImportService {
 /** Stands in for an upload already let go of. */
 const RELEASED = Buffer.alloc(0);
 
+/**
+ * The rule id doubles as the issue's identifier (what the KEV and EPSS feeds join on), whose column
+ * is narrower than the rule's: a longer rule id, never a CVE, leaves the identifier empty (issue #17).
+ */
+function identifierOf(ruleId: string): string | null {
+  return characters(ruleId) <= width('issues.identifier') ? ruleId : null;
+}
+
 /** Each run's findings as backlog findings of that run's tool scope, `import:<slug>/<tool>`. */
 function findingsOf(runs: readonly SarifRun[], slug: string, repositoryId: number): Finding[] {
   const findings: Finding[] = [];
@@ -85,7 +95,7 @@ function findingsOf(runs: readonly SarifRun[], slug: string, repositoryId: numbe
     for (const f of run.findings) {
       findings.push({
         targetKind: 'repository', targetId: repositoryId, toolKey, ruleId: f.ruleId, path: f.path, type: 'imported', severity: f.severity,
-        line: f.line, title: f.message || f.ruleId, identifier: f.ruleId, packageName: null, packageVersion: null, fixable: null,
+        line: f.line, title: f.message || f.ruleId, identifier: identifierOf(f.ruleId), packageName: null, packageVersion: null, fixable: null,
         toolName: run.toolName, toolVersion: run.toolVersion,
       });
     }

@@ -1,15 +1,12 @@
 import { sha256Hex } from '../../infrastructure/crypto/tokens';
 import { Database } from '../../infrastructure/db/database';
-import { DEFAULT_ZIP_LIMITS, parseTestReport, type SuiteTotals } from '../../infrastructure/parsers/junit';
+import { DEFAULT_ZIP_LIMITS, parseTestReport } from '../../infrastructure/parsers/junit';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
 import { IdGenerator } from '../ports/ids';
 import { ImportAccess } from './import-access';
 import { HttpRefusal } from './refusal';
 import { mediaType, parsed, parts, statedBuild } from './report-rules';
-
-/** A suite's name is for display; a longer one is kept cut at this length. */
-const SUITE_NAME_MAX = 1000;
 
 type Row = Record<string, any>;
 
@@ -31,8 +28,8 @@ export class TestReportImportService {
     const figures = await parsed(() => parseTestReport(body, kind, DEFAULT_ZIP_LIMITS));
     const id = await this.ids.next('test_report_import');
     const sha256 = sha256Hex(body);
-    const suites: SuiteTotals[] = figures.suiteTotals.map((s) => (s.name.length > SUITE_NAME_MAX ? { ...s, name: s.name.slice(0, SUITE_NAME_MAX) } : s));
-    const [first, ...rest] = parts(suites);
+    // Suite names are bounded by the parser (JUNIT_NAME_MAX).
+    const [first, ...rest] = parts(figures.suiteTotals);
     const answer = {
       id, documents: figures.documents, suites: figures.suites, tests: figures.tests, failures: figures.failures, errors: figures.errors, skipped: figures.skipped, sha256,
     };

@@ -1,4 +1,5 @@
 import type { Finding, Provenance } from '../../domain/backlog/issue';
+import { fitFinding } from '../../domain/backlog/fit';
 import { DomainError, DomainEvent } from '../../domain/shared/decider';
 import {
   CompleteScan, FailureKind, LEASE_MS, leaseExpiry, scanDecider, ScanEvent, ScanState, scanStream, StepSummary,
@@ -211,7 +212,8 @@ export class ScanLifecycle {
         const toolKey = `scanner:${step}`;
         const found = normaliser.findings(step, artifact, claim.target);
         toolKeys.push(toolKey);
-        for (const f of found) findings.push({ ...f, targetKind, targetId, toolKey, toolName: f.toolName ?? artifact.tool, toolVersion: f.toolVersion ?? artifact.toolVersion });
+        // Cut to the issues table's columns, control characters made spaces: a scanner is never refused (issue #17).
+        for (const f of found) findings.push(fitFinding({ ...f, targetKind, targetId, toolKey, toolName: f.toolName ?? artifact.tool, toolVersion: f.toolVersion ?? artifact.toolVersion }));
         steps[step] = { tool: artifact.tool, toolVersion: artifact.toolVersion, findings: found.length };
       }
     } catch (error) {

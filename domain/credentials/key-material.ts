@@ -96,6 +96,8 @@ function openSshKey(text: string): PublicKeyInfo {
     if (r.uint32() !== 1) throw refuse.invalid('privateKey holds more than one key; store one key per credential.');
     const blob = r.bytes();
     const type = new WireReader(blob).text();
+    // The type is read from the pasted bytes and shown (credentials.public_key_type): only a real one.
+    if (!PRIVATE_KEY_TYPE.test(type)) throw refuse.invalid(`privateKey names the key type ${JSON.stringify(type.slice(0, 60))}, which is not an SSH key type.`);
     const secret = new WireReader(r.bytes());
     // Unencrypted keys repeat a random check word; a mismatch means the block was damaged.
     if (secret.uint32() !== secret.uint32()) throw refuse.invalid('privateKey is damaged (its check words differ).');
@@ -152,6 +154,9 @@ export function inspectPrivateKey(raw: unknown): InspectedPrivateKey {
   const publicKey = text.startsWith('-----BEGIN OPENSSH PRIVATE KEY-----') ? openSshKey(text) : pemKey(text);
   return { text: `${text}\n`, publicKey };
 }
+
+/** Key types an OpenSSH private key block may name. */
+const PRIVATE_KEY_TYPE = /^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)$/;
 
 const KEY_TYPE = /^(ssh-ed25519|ssh-rsa|ssh-dss|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com|[a-z0-9-]+-cert-v01@openssh\.com)$/;
 

@@ -1,5 +1,6 @@
 import { assertNever, Decider, DomainEvent, refuse } from '../shared/decider';
 import { Role } from '../identity/roles';
+import { characters, firstRefused } from '../shared/text';
 
 /**
  * Installation settings (GET/PATCH /settings). Each has a type, a default and the roles that may
@@ -28,6 +29,9 @@ export const SETTINGS: Record<string, SettingDefinition> = {
 
 export type SettingValue = boolean | number | string | null;
 
+/** The longest text a setting takes (the request schema reads it too). */
+export const SETTING_TEXT_MAX = 500;
+
 export type SettingsEvent = DomainEvent<'SettingChanged', { name: string; value: SettingValue; previous: SettingValue }>;
 export type SettingsCommand = { type: 'ChangeSettings'; changes: Record<string, unknown>; actorRoles: readonly Role[] };
 export interface SettingsState { values: Record<string, SettingValue> }
@@ -49,7 +53,9 @@ function validate(name: string, value: unknown): SettingValue {
     }
     return value;
   }
-  if (value !== null && (typeof value !== 'string' || value.length > 500)) throw refuse.invalid(`Setting ${name} takes a text of at most 500 characters, or null.`);
+  if (value !== null && (typeof value !== 'string' || characters(value) > SETTING_TEXT_MAX || firstRefused(value, 'line'))) {
+    throw refuse.invalid(`Setting ${name} takes a text of at most ${SETTING_TEXT_MAX} characters without control characters, or null.`);
+  }
   return value as string | null;
 }
 

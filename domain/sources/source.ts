@@ -1,4 +1,7 @@
 import { assertNever, Decider, DomainEvent, refuse } from '../shared/decider';
+import { importToolKey } from '../backlog/issue';
+import { width } from '../shared/column-widths';
+import { characters, firstRefused, grouped } from '../shared/text';
 
 /**
  * A declared internal source (spec 1 §2.5): a pipeline that deposits SARIF, coverage, test
@@ -58,7 +61,9 @@ function definitionOf(c: Extract<SourceCommand, { type: 'DeclareSource' }>, id: 
   const slug = (c.slug ?? '').trim().toLowerCase();
   if (!SLUG_PATTERN.test(slug)) throw refuse.invalid('slug has 1 to 100 lowercase letters, digits, dots, underscores or hyphens, starting with a letter or digit.');
   const name = (c.name ?? '').trim();
-  if (!name || name.length > 200) throw refuse.invalid('name has 1 to 200 characters.');
+  if (!name || characters(name) > width('sarif_sources.name') || firstRefused(name, 'line')) {
+    throw refuse.invalid(`name has 1 to ${width('sarif_sources.name')} characters, without control characters.`);
+  }
   const projectId = c.projectId ?? null;
   const repositoryId = c.repositoryId ?? null;
   if ((projectId === null) === (repositoryId === null)) throw refuse.invalid('Name exactly one of project_id or repository_id: a source never covers the whole estate.');
@@ -67,6 +72,14 @@ function definitionOf(c: Extract<SourceCommand, { type: 'DeclareSource' }>, id: 
   const unknown = kinds.filter((k) => !(SOURCE_KINDS as readonly string[]).includes(k));
   if (unknown.length) throw refuse.invalid(`Unknown kind ${unknown.map((k) => `"${k}"`).join(', ')}; kinds are sarif, coverage, test_report, sbom.`);
   const tools = (c.tools ?? []).map((t) => String(t).trim()).filter(Boolean);
+  tools.forEach((tool, i) => {
+    if (firstRefused(tool, 'line')) throw refuse.invalid(`tools[${i}] holds a control character; a tool's name has none.`);
+    // A run of the tool files its issues under import:<slug>/<tool> (issues.tool_key).
+    const key = importToolKey(slug, tool);
+    if (characters(key) > width('issues.tool_key')) {
+      throw refuse.invalid(`tools[${i}] is too long for slug "${slug}": its issues' tool key import:<slug>/<tool> would be ${grouped(characters(key))} characters; at most ${grouped(width('issues.tool_key'))}.`);
+    }
+  });
   if (kinds.includes('sarif') && tools.length === 0) throw refuse.invalid('tools is required when kinds has sarif: name the tools whose runs this source may deliver.');
   if (!kinds.includes('sarif') && c.tools !== undefined) throw refuse.invalid('tools is refused on a source that delivers no SARIF.');
   return { id, slug, name, apiKeyId: c.apiKeyId, projectId, repositoryId, kinds: [...new Set(kinds as SourceKind[])], tools: [...new Set(tools)] };

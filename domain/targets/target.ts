@@ -3,6 +3,8 @@ import { checkCredentialTransport, CredentialRef, sameCredential } from './clone
 import { validateImageReference } from './image-reference';
 import { normaliseBranch, normaliseSubPath, repositoryIdentity, uniquenessKey, validateRepositoryUrl } from './repository-identity';
 import { ScheduleInput, scheduleOnCreate, scheduleOnUpdate } from './schedule';
+import { width } from '../shared/column-widths';
+import { characters, grouped, textProblem } from '../shared/text';
 import {
   ContainerTarget, evolveTarget, initialTargetState, RepositoryTarget, Target, TargetChanges, TargetEvent, TargetState, TargetStatus,
 } from './target-events';
@@ -70,7 +72,8 @@ export const targetTransitions: Readonly<Record<TargetStatus, readonly TargetCom
   deleted: [],
 };
 
-const MAX_NAME_LENGTH = 200;
+/** The longest name a request gives a target (its column is wider, for names derived from a url or image). */
+export const TARGET_NAME_MAX = 200;
 
 function targetId(id: unknown): number {
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) throw refuse.invalid('a target id is a positive integer');
@@ -83,16 +86,32 @@ function projectId(value: unknown): number | null {
   return value;
 }
 
-/** A name given, trimmed; otherwise the last segment of the repository path (e.g. "repo") or the image as given. */
-function targetName(value: unknown, fallback: string): string {
-  if (value === null || value === undefined) return fallback;
-  if (typeof value !== 'string') throw refuse.invalid('name must be a string');
-  const name = value.trim();
-  if (name.length > MAX_NAME_LENGTH) throw refuse.invalid(`name is longer than ${MAX_NAME_LENGTH} characters`);
-  return name === '' ? fallback : name;
+/**
+ * A name given, trimmed; otherwise the last segment of the repository path (e.g. "repo") or the image
+ * as given, cut to the name column (a url or an image may be longer than a name: issue #17).
+ */
+function targetName(value: unknown, fallback: string, column: 'repositories.name' | 'containers.name'): string {
+  if (value !== null && value !== undefined) {
+    if (typeof value !== 'string') throw refuse.invalid('name must be a string');
+    const name = value.trim();
+    const problem = textProblem('name', name, { max: TARGET_NAME_MAX, kind: 'line' });
+    if (problem) throw refuse.invalid(problem);
+    if (name !== '') return name;
+  }
+  return [...fallback].slice(0, width(column)).join('');
 }
 
 const repositoryName = (identity: string) => identity.slice(identity.lastIndexOf('/') + 1);
+
+/** The identity is stored (repositories.identity, narrower than the url): a url whose identity is longer is refused. */
+function boundedIdentity(url: string): string {
+  const identity = repositoryIdentity(url);
+  const length = characters(identity);
+  if (length > width('repositories.identity')) {
+    throw refuse.invalid(`url names a repository whose identity (host and path, as compared) is ${grouped(length)} characters; at most ${grouped(width('repositories.identity'))}`);
+  }
+  return identity;
+}
 
 function refusal(command: TargetCommand): DomainError {
   if (command.type === 'RegisterRepository' || command.type === 'RegisterContainer') {
@@ -103,7 +122,7 @@ function refusal(command: TargetCommand): DomainError {
 
 function registerRepository(command: RegisterRepository): TargetEvent[] {
   const url = validateRepositoryUrl(command.url);
-  const identity = repositoryIdentity(url);
+  const identity = boundedIdentity(url);
   const branch = normaliseBranch(command.branch);
   const subPath = normaliseSubPath(command.subPath);
   checkCredentialTransport(url, command.credential);
@@ -111,7 +130,7 @@ function registerRepository(command: RegisterRepository): TargetEvent[] {
     type: 'RepositoryRegistered',
     data: {
       id: targetId(command.id), url, identity, branch, subPath, uniquenessKey: uniquenessKey(identity, branch, subPath),
-      name: targetName(command.name, repositoryName(identity)), projectId: projectId(command.projectId),
+      name: targetName(command.name, repositoryName(identity), 'repositories.name'), projectId: projectId(command.projectId),
       ...scheduleOnCreate(command), registeredAt: command.now.toISOString(), registeredBy: command.actor,
       ...(command.credential ? { credential: { id: command.credential.id, kind: command.credential.kind } } : {}),
     },
@@ -123,7 +142,7 @@ function registerContainer(command: RegisterContainer): TargetEvent[] {
   return [{
     type: 'ContainerImageRegistered',
     data: {
-      id: targetId(command.id), image, name: targetName(command.name, image), projectId: projectId(command.projectId),
+      id: targetId(command.id), image, name: targetName(command.name, image, 'containers.name'), projectId: projectId(command.projectId),
       ...scheduleOnCreate(command), registeredAt: command.now.toISOString(), registeredBy: command.actor,
     },
   }];
@@ -133,7 +152,7 @@ function registerContainer(command: RegisterContainer): TargetEvent[] {
 function patchedRepository(target: RepositoryTarget, patch: TargetPatch): Omit<RepositoryTarget, 'kind' | 'id' | 'registeredAt'> {
   if (patch.image !== undefined) throw refuse.invalid('a repository has no image; url, branch and subPath describe it');
   const url = patch.url === undefined ? target.url : validateRepositoryUrl(patch.url);
-  const identity = repositoryIdentity(url);
+  const identity = patch.url === undefined ? repositoryIdentity(url) : boundedIdentity(url);
   const branch = patch.branch === undefined ? target.branch : normaliseBranch(patch.branch);
   const subPath = patch.subPath === undefined ? target.subPath : normaliseSubPath(patch.subPath);
   // Checked on the pair after the change: a new URL must still suit the credential it keeps.
@@ -141,7 +160,7 @@ function patchedRepository(target: RepositoryTarget, patch: TargetPatch): Omit<R
   checkCredentialTransport(url, credential);
   return {
     url, identity, branch, subPath, uniquenessKey: uniquenessKey(identity, branch, subPath), credential,
-    name: patch.name === undefined ? target.name : targetName(patch.name, repositoryName(identity)),
+    name: patch.name === undefined ? target.name : targetName(patch.name, repositoryName(identity), 'repositories.name'),
     projectId: patch.projectId === undefined ? target.projectId : projectId(patch.projectId),
     ...scheduleOnUpdate(target, patch),
   };
@@ -155,7 +174,7 @@ function patchedContainer(target: ContainerTarget, patch: TargetPatch): Omit<Con
   const image = patch.image === undefined ? target.image : validateImageReference(patch.image);
   return {
     image,
-    name: patch.name === undefined ? target.name : targetName(patch.name, image),
+    name: patch.name === undefined ? target.name : targetName(patch.name, image, 'containers.name'),
     projectId: patch.projectId === undefined ? target.projectId : projectId(patch.projectId),
     ...scheduleOnUpdate(target, patch),
   };

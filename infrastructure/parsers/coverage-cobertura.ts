@@ -1,5 +1,6 @@
 import { PackageList, type RawCoverage } from './coverage-model';
-import { refuse } from './import-refusal';
+import { bounded, refuse } from './import-refusal';
+import { width } from '../../domain/shared/column-widths';
 import { readXml, type XmlAttributes } from './xml';
 
 /**
@@ -80,7 +81,8 @@ export function readCobertura(body: Buffer): RawCoverage {
     open(name, attributes, depth) {
       if (depth === 0) {
         if (name !== 'coverage') refuse(`The body is not a Cobertura report: its root element is <${name}>, not <coverage>.`);
-        toolVersion = attributes.version?.trim() || null;
+        const version = attributes.version?.trim() || null;
+        toolVersion = version === null ? null : bounded(WHAT, 'the version attribute of <coverage>', version, width('coverage_imports.tool_version'));
       }
       if (name === 'package' && current === null) current = { name: attributes.name ?? '', depth, tally: { lc: 0, lt: 0, bc: 0, bt: 0 } };
       if (name === 'class') openClass = { depth, hasLines: false, methodLines: new Map() };

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { refuse } from './import-refusal';
+import { bounded, refuse } from './import-refusal';
 import { decodeUnicodeText } from './text';
 
 /**
@@ -29,6 +29,12 @@ export interface BuildSbom {
 }
 
 export const MAX_COMPONENTS = 50_000;
+/**
+ * A component's name, version, purl or bom-ref: at most this many characters (an inventory entry,
+ * not a payload; their columns are text) and no control character (PostgreSQL text refuses U+0000,
+ * and none belongs in an identifier: issue #17).
+ */
+export const COMPONENT_FIELD_MAX = 8192;
 const VERSIONS: readonly CycloneDxVersion[] = ['1.4', '1.5', '1.6'];
 
 type Json = Record<string, unknown>;
@@ -195,23 +201,23 @@ export function parseBuildSbom(body: Buffer, validator: CycloneDxValidator = (de
   if (components.length === 0) refuse('The SBOM lists no component; a build SBOM needs at least one.');
   return {
     specVersion: version,
-    components: components.map((c) => ({
-      name: String(c.name),
-      version: typeof c.version === 'string' ? c.version : null,
-      purl: typeof c.purl === 'string' ? c.purl : null,
-      type: String(c.type),
-      bomRef: typeof c['bom-ref'] === 'string' ? c['bom-ref'] : null,
-    })),
+    components: components.map(({ component: c, at }) => {
+      const text = (field: string, value: unknown): string | null => (typeof value === 'string' ? bounded('SBOM', `${at}.${field}`, value, COMPONENT_FIELD_MAX) : null);
+      return { name: text('name', String(c.name))!, version: text('version', c.version), purl: text('purl', c.purl), type: String(c.type), bomRef: text('bom-ref', c['bom-ref']) };
+    }),
   };
 }
 
-/** components[] with their nested components[], depth first, iteratively; refuses past 50,000. */
-function flattenComponents(top: unknown): Json[] {
-  const out: Json[] = [];
-  const stack: unknown[][] = Array.isArray(top) ? [top] : [];
+/**
+ * components[] with their nested components[], depth first, iteratively; refuses past 50,000. Each
+ * with where it is in the document (components[0].components[2]), to name it in a refusal.
+ */
+function flattenComponents(top: unknown): Array<{ component: Json; at: string }> {
+  const out: Array<{ component: Json; at: string }> = [];
+  const stack: Array<{ list: unknown[]; at: string }> = Array.isArray(top) ? [{ list: top, at: 'components' }] : [];
   const cursor: number[] = stack.length ? [0] : [];
   while (stack.length) {
-    const list = stack[stack.length - 1];
+    const { list, at } = stack[stack.length - 1];
     const i = cursor[cursor.length - 1]++;
     if (i >= list.length) {
       stack.pop();
@@ -220,10 +226,10 @@ function flattenComponents(top: unknown): Json[] {
     }
     const c = list[i];
     if (!isObject(c)) continue;
-    out.push(c);
+    out.push({ component: c, at: `${at}[${i}]` });
     if (out.length > MAX_COMPONENTS) refuse(`The SBOM lists more than ${MAX_COMPONENTS} components.`);
     if (Array.isArray(c.components) && c.components.length) {
-      stack.push(c.components);
+      stack.push({ list: c.components, at: `${at}[${i}].components` });
       cursor.push(0);
     }
   }

@@ -1,4 +1,4 @@
-import { refuse } from './import-refusal';
+import { bounded, refuse } from './import-refusal';
 import { readXml } from './xml';
 import { DEFAULT_ZIP_LIMITS, readZipEntries, type ZipLimits } from './zip-entries';
 
@@ -45,6 +45,12 @@ export interface TestReportFigures {
 }
 
 type Outcome = 'passed' | 'failure' | 'error' | 'skipped';
+
+/**
+ * The longest suite or test-case name accepted, without control characters: a suite's name is kept
+ * (with its totals) and shown, a test case's identifies its retries; a longer one is not a name.
+ */
+export const JUNIT_NAME_MAX = 1000;
 const NOT_RUN = new Set(['disabled', 'notrun', 'skipped', 'ignored']);
 
 interface SuiteFrame {
@@ -97,7 +103,7 @@ export function readJUnitDocument(body: Buffer, what = 'test report'): SuiteTota
   };
 
   readXml(body, what, {
-    open(name, attributes, depth) {
+    open(name, attributes, depth, line) {
       if (depth === 0 && name !== 'testsuites' && name !== 'testsuite') {
         refuse(`The ${what} is not a JUnit report: its root element is <${name}>, not <testsuites> or <testsuite>.`);
       }
@@ -110,9 +116,9 @@ export function readJUnitDocument(body: Buffer, what = 'test report'): SuiteTota
         return;
       }
       if (name === 'testsuite' || (depth === 0 && name === 'testsuites')) {
-        open.push({ name: attributes.name ?? '', depth, outcomes: [], attempts: new Map() });
+        open.push({ name: bounded(what, `the name of <${name}> on line ${line}`, attributes.name ?? '', JUNIT_NAME_MAX), depth, outcomes: [], attempts: new Map() });
       } else if (name === 'testcase' && open.length > 0) {
-        const caseName = attributes.name ?? '';
+        const caseName = bounded(what, `the name of <testcase> on line ${line}`, attributes.name ?? '', JUNIT_NAME_MAX);
         const key = caseName === '' ? null : `${attributes.classname ?? ''}\u0000${caseName}`;
         current = { depth, key, status: (attributes.status ?? '').toLowerCase(), error: false, failure: false, skipped: false };
       }

@@ -10,9 +10,9 @@ import { refuse } from './import-refusal';
 /** A URI scheme ("file:", "http:", "urn:"); a single letter followed by ":" is a Windows drive. */
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const DRIVE = /^[A-Za-z]:/;
-// NUL and other control characters cannot be part of a stored path (and Postgres text refuses NUL).
+// NUL and other control characters (C0, DEL, C1) cannot be part of a stored path (and Postgres text refuses NUL).
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
  * Normalise a repository-relative path for issue identity: backslashes become "/", "." and empty

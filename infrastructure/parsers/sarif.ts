@@ -1,4 +1,6 @@
-import { refuse } from './import-refusal';
+import { bounded as boundedText, ImportRefusal, refuse } from './import-refusal';
+import { width } from '../../domain/shared/column-widths';
+import { characters, grouped, type TextKind } from '../../domain/shared/text';
 import { RunLocations } from './sarif-locations';
 import { decodeUnicodeText } from './text';
 
@@ -12,6 +14,20 @@ export { normalisePath } from './sarif-locations';
  */
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low';
+
+/**
+ * What a log's strings may be, where they land (issue #17): each identifier fits its column of the
+ * `issues` table and holds no control character, a message holds no C0 control but tab, LF and CR
+ * (PostgreSQL text refuses U+0000). A refusal names the field by its JSON path in the log.
+ */
+export const SARIF_LIMITS = {
+  toolName: width('issues.tool_name'),
+  toolVersion: width('issues.tool_version'),
+  ruleId: width('issues.rule_id'),
+  path: width('issues.path'),
+} as const;
+
+const bounded = (field: string, value: string, max: number, kind: TextKind = 'line') => boundedText('SARIF log', field, value, max, kind);
 
 export interface SarifFinding {
   ruleId: string;
@@ -40,7 +56,12 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 const objects = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
-export function parseSarif(body: Buffer | string): SarifParseResult {
+/**
+ * boundStrings false: the scanner normaliser's reading of a scanner's own SARIF, which is never
+ * refused for a string (it fits the findings to the columns itself, domain/backlog/fit.ts).
+ */
+export function parseSarif(body: Buffer | string, options: { boundStrings?: boolean } = {}): SarifParseResult {
+  const strict = options.boundStrings !== false;
   const log = readJson(body);
   if (!isObject(log)) refuse('The body is not a SARIF log: a SARIF log is a JSON object with "version" and "runs".');
   if (log.version !== '2.1.0') {
@@ -54,7 +75,7 @@ export function parseSarif(body: Buffer | string): SarifParseResult {
   if (log.runs.length === 0) refuse('The SARIF log holds no run; a report needs at least one run naming its tool and carrying its results.');
   let resultsCount = 0;
   const runs = log.runs.map((run, i) => {
-    const parsed = parseRun(run, i + 1);
+    const parsed = parseRun(run, i, strict);
     resultsCount += parsed.resultsCount;
     return parsed.run;
   });
@@ -77,7 +98,11 @@ export function toolLabel(run: Pick<SarifRun, 'toolName' | 'toolVersion'>): stri
 }
 
 interface RunContext {
+  /** Strings bounded (an import) or taken as they are (a scanner's log). */
+  strict: boolean;
   label: string;
+  /** runs[i], to name a field. */
+  at: string;
   driver: Json;
   /** tool.extensions as written (a toolComponentReference's index counts every entry). */
   extensions: unknown[];
@@ -86,12 +111,20 @@ interface RunContext {
   locations: RunLocations;
 }
 
-function parseRun(run: unknown, n: number): { run: SarifRun; resultsCount: number } {
+function parseRun(run: unknown, index: number, strict: boolean): { run: SarifRun; resultsCount: number } {
+  const n = index + 1;
+  const at = `runs[${index}]`;
   if (!isObject(run)) refuse(`Run ${n} of the SARIF log is not an object.`);
   const tool = isObject(run.tool) ? run.tool : undefined;
   const driver = tool && isObject(tool.driver) ? tool.driver : undefined;
   const toolName = nonEmpty(driver?.name);
   if (!driver || !toolName) refuse(`Run ${n} of the SARIF log does not name its tool (tool.driver.name).`);
+  const versionField = nonEmpty(driver.semanticVersion) ? 'semanticVersion' : nonEmpty(driver.version) ? 'version' : null;
+  const toolVersion = versionField ? (driver[versionField] as string) : null;
+  if (strict) {
+    bounded(`${at}.tool.driver.name`, toolName, SARIF_LIMITS.toolName);
+    if (toolVersion !== null) bounded(`${at}.tool.driver.${versionField}`, toolVersion, SARIF_LIMITS.toolVersion);
+  }
   const label = `Run ${n} (${toolName})`;
   if (run.externalPropertyFileReferences !== undefined) {
     refuse(`${label} links to external property files (externalPropertyFileReferences); a report must carry all its content.`);
@@ -104,7 +137,9 @@ function parseRun(run: unknown, n: number): { run: SarifRun; resultsCount: numbe
   }
   const extensions = Array.isArray(tool?.extensions) ? tool.extensions : [];
   const ctx: RunContext = {
+    strict,
     label,
+    at,
     driver,
     extensions,
     rules: indexRules([driver, ...extensions.filter(isObject)]),
@@ -112,10 +147,9 @@ function parseRun(run: unknown, n: number): { run: SarifRun; resultsCount: numbe
   };
   const findings: SarifFinding[] = [];
   run.results.forEach((result, i) => {
-    const finding = parseResult(result, i + 1, ctx);
+    const finding = parseResult(result, i, ctx);
     if (finding) findings.push(finding);
   });
-  const toolVersion = nonEmpty(driver.semanticVersion) ?? nonEmpty(driver.version) ?? null;
   return { run: { toolName, toolVersion, findings }, resultsCount: run.results.length };
 }
 
@@ -139,10 +173,11 @@ function indexRules(components: Json[]): RuleIndex {
   return index;
 }
 
-function parseResult(result: unknown, n: number, ctx: RunContext): SarifFinding | null {
-  const where = `Result ${n} of ${ctx.label.charAt(0).toLowerCase()}${ctx.label.slice(1)}`;
+function parseResult(result: unknown, index: number, ctx: RunContext): SarifFinding | null {
+  const where = `Result ${index + 1} of ${ctx.label.charAt(0).toLowerCase()}${ctx.label.slice(1)}`;
+  const at = `${ctx.at}.results[${index}]`;
   if (!isObject(result)) refuse(`${where} is not an object.`);
-  const { ruleId, rule, component } = ruleOf(result, ctx, where);
+  const { ruleId, rule, component, field: ruleField } = ruleOf(result, ctx, where, at);
   // Every primary location is checked, findings or not: one location outside the tree refuses the
   // whole report (S1.4.3-24..26). Related locations and code flows are not checked: they are never
   // stored, and real tools (CodeQL) point them at library files outside the checkout.
@@ -152,14 +187,23 @@ function parseResult(result: unknown, n: number, ctx: RunContext): SarifFinding 
   locations.forEach((location, i) => {
     const physical = isObject(location.physicalLocation) ? location.physicalLocation : undefined;
     if (!physical || physical.artifactLocation === undefined) return;
-    const p = ctx.locations.pathOf(physical.artifactLocation);
+    const p = located(`${at}.locations[${i}].physicalLocation.artifactLocation`, () => ctx.locations.pathOf(physical.artifactLocation));
     if (i === 0) {
       path = p;
       line = startLine(physical.region);
     }
   });
   if (result.kind === 'pass' || result.kind === 'notApplicable' || isSuppressed(result)) return null;
-  const finding: SarifFinding = { ruleId, path, line, severity: severityOf(result, rule), message: messageOf(result, rule, component, ctx, ruleId) };
+  // What a finding keeps is bounded; a result that is no finding keeps nothing.
+  if (ctx.strict) bounded(ruleField, ruleId, SARIF_LIMITS.ruleId);
+  // The first location's path is the issue's (issues.path).
+  const length = ctx.strict ? characters(path) : 0;
+  if (length > SARIF_LIMITS.path) {
+    refuse(`In the SARIF log, ${at}.locations[0].physicalLocation.artifactLocation names a path of ${grouped(length)} characters; at most ${grouped(SARIF_LIMITS.path)}.`);
+  }
+  const message = messageOf(result, rule, component, ctx, ruleId);
+  if (ctx.strict) bounded(`${at}.${message.field}`, message.text, Infinity, 'free');
+  const finding: SarifFinding = { ruleId, path, line, severity: severityOf(result, rule), message: message.text };
   const fingerprint = firstString(result.fingerprints) ?? firstString(result.partialFingerprints);
   if (fingerprint !== undefined) finding.fingerprint = fingerprint;
   return finding;
@@ -174,7 +218,7 @@ function parseResult(result: unknown, n: number, ctx: RunContext): SarifFinding 
  * when its reference leads nowhere, the descriptor then coming from any component with that id
  * (tools that put rules in extensions without saying so); with no id at all it is refused.
  */
-function ruleOf(result: Json, ctx: RunContext, where: string): { ruleId: string; rule: Json | undefined; component: Json } {
+function ruleOf(result: Json, ctx: RunContext, where: string, at: string): { ruleId: string; rule: Json | undefined; component: Json; field: string } {
   const reference = isObject(result.rule) ? result.rule : undefined;
   const componentReference = reference && isObject(reference.toolComponent) && namesComponent(reference.toolComponent) ? reference.toolComponent : undefined;
   const component = componentReference ? componentOf(componentReference, ctx) : ctx.driver;
@@ -186,11 +230,14 @@ function ruleOf(result: Json, ctx: RunContext, where: string): { ruleId: string;
   if (!rule && guid) rule = objects(rules).find((r) => sameGuid(r.guid, guid)) ?? ctx.rules.byGuid.get(guid.toLowerCase());
   const ruleId = nonEmpty(result.ruleId) ?? nonEmpty(reference?.id) ?? nonEmpty(rule?.id);
   if (!ruleId) refuse(`${where} names no rule${unresolved(ctx, componentReference, component, index, guid)}.`);
+  // Where the id was read, to name it in a refusal of its length or characters.
+  const field = nonEmpty(result.ruleId) ? `${at}.ruleId` : nonEmpty(reference?.id) ? `${at}.rule.id`
+    : `${ctx.at}.tool.${component === ctx.driver ? 'driver' : `extensions[${ctx.extensions.indexOf(component)}]`}.rules[${rules.indexOf(rule)}].id`;
   // A hierarchical ruleId ("CA2101/1") belongs to the rule "CA2101".
   const base = ruleId.split('/')[0];
   rule ??= objects(rules).find((r) => r.id === ruleId) ?? objects(rules).find((r) => r.id === base);
   rule ??= ctx.rules.byId.get(ruleId) ?? ctx.rules.byId.get(base);
-  return { ruleId, rule, component: component ?? ctx.driver };
+  return { ruleId, rule, component: component ?? ctx.driver, field };
 }
 
 /** A non-negative integer index; -1 (SARIF's "absent") and anything else are no index. */
@@ -233,6 +280,16 @@ function unresolved(ctx: RunContext, componentReference: Json | undefined, compo
   return " (ruleId, rule.id, or a rule index into the tool's rules)";
 }
 
+/** A location's refusal names where the location is in the log. */
+function located<T>(field: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ImportRefusal) throw new ImportRefusal(error.status, `${error.message.replace(/\.$/, '')} (at ${field}).`);
+    throw error;
+  }
+}
+
 /** Suppressed when one suppression is accepted; status absent means accepted (SARIF §3.34.4). */
 function isSuppressed(result: Json): boolean {
   return objects(result.suppressions).some((s) => s.status === undefined || s.status === 'accepted');
@@ -269,22 +326,24 @@ function securitySeverity(properties: unknown): number | undefined {
 /**
  * The result's text: message.text, else the message string named by message.id in the rule, its
  * component's globalMessageStrings or the driver's (SARIF §3.11.7), with {0}-style arguments
- * filled in (BinSkim, SpotBugs), else markdown, else the rule id.
+ * filled in (BinSkim, SpotBugs), else markdown, else the rule id. field names where it came from,
+ * below the result.
  */
-function messageOf(result: Json, rule: Json | undefined, component: Json, ctx: RunContext, ruleId: string): string {
+function messageOf(result: Json, rule: Json | undefined, component: Json, ctx: RunContext, ruleId: string): { text: string; field: string } {
   const message = isObject(result.message) ? result.message : {};
-  if (typeof message.text === 'string') return message.text;
+  if (typeof message.text === 'string') return { text: message.text, field: 'message.text' };
   const id = nonEmpty(message.id);
   if (id) {
     const template =
       messageString(rule?.messageStrings, id) ?? messageString(component.globalMessageStrings, id) ?? messageString(ctx.driver.globalMessageStrings, id);
     if (template !== undefined) {
       const args = Array.isArray(message.arguments) ? message.arguments : [];
-      return template.replace(/\{(\d+)\}/g, (whole, i: string) => (args[Number(i)] === undefined ? whole : String(args[Number(i)])));
+      const text = template.replace(/\{(\d+)\}/g, (whole, i: string) => (args[Number(i)] === undefined ? whole : String(args[Number(i)])));
+      return { text, field: `message (from message string "${id}")` };
     }
   }
-  if (typeof message.markdown === 'string') return message.markdown;
-  return ruleId;
+  if (typeof message.markdown === 'string') return { text: message.markdown, field: 'message.markdown' };
+  return { text: ruleId, field: 'ruleId' };
 }
 
 function messageString(strings: unknown, id: string): string | undefined {

@@ -402,7 +402,7 @@ function relativeSarif(log: Json): Json {
 function readSarif(ctx: Context, output: Json): void {
   let parsed;
   try {
-    parsed = parseSarif(JSON.stringify(relativeSarif(output)));
+    parsed = parseSarif(JSON.stringify(relativeSarif(output)), { boundStrings: false });
   } catch (error) {
     if (error instanceof ImportRefusal) garbage(ctx.step, ctx.tool, error.message);
     throw error;

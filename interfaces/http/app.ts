@@ -7,6 +7,7 @@ import { buildOpenApi } from './openapi';
 import { HttpProblem, problem, problemHandler, sendProblem } from './problem';
 import { BODY_LIMIT_SETTING, expressPath, RouteDef, RouteTable, VigilRequest } from './route';
 import { WindowCounter } from './rate-limits';
+import { refuseNul } from './refuse-nul';
 import { Services } from './services';
 import { swaggerUiHtml } from './swagger-ui';
 
@@ -36,6 +37,7 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
     if (route?.rawBody) return express.raw({ limit: bytes, type: () => true })(req, res, next);
     return express.json({ limit: bytes, strict: true, type: () => true })(req, res, next);
   });
+  app.use(refuseNul);
 
   app.use(authMiddleware({
     routes: table, identity: services.identity, clock: services.clock, commands: services.commands,

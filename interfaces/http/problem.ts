@@ -1,6 +1,7 @@
 import { NextFunction, Request, Response } from 'express';
 import { DomainError } from '../../domain/shared/decider';
 import { formatSize } from '../../infrastructure/config/units';
+import { describeValidation, ValidatorErrorItem } from './validation-detail';
 
 /**
  * Errors are application/problem+json with a detail written for a person (spec 1 §7). A type
@@ -44,12 +45,7 @@ export function sendProblem(res: Response, p: HttpProblem): void {
   res.status(p.status).type('application/problem+json').send(JSON.stringify(body));
 }
 
-interface ValidatorError { status?: number; errors?: Array<{ path?: string; message?: string }>; message?: string }
-
-function describeValidation(error: ValidatorError): string {
-  const items = (error.errors ?? []).map((e) => `${(e.path ?? '').replace(/^\//, '').replace(/\//g, '.')} ${e.message ?? ''}`.trim());
-  return items.length ? `The request is not valid: ${items.join('; ')}.` : error.message ?? 'The request is not valid.';
-}
+interface ValidatorError { status?: number; errors?: ValidatorErrorItem[]; message?: string }
 
 /** The last middleware: every error becomes a problem document; 500s are logged, never detailed. */
 export function problemHandler(log: { error: (msg: string, meta?: unknown) => void }) {
@@ -76,7 +72,7 @@ export function problemHandler(log: { error: (msg: string, meta?: unknown) => vo
       if (e.status === 404) return sendProblem(res, problem.notFound(`No route ${req.method} ${req.path}.`));
       if (e.status === 405) return sendProblem(res, new HttpProblem(405, TITLES[405], `${req.method} is not allowed on ${req.path}.`));
       if (e.status === 415) return sendProblem(res, new HttpProblem(415, TITLES[415], `Content type ${req.headers['content-type'] ?? '(none)'} is not accepted here.`));
-      return sendProblem(res, problem.badRequest(describeValidation(e), { errors: e.errors }));
+      return sendProblem(res, problem.badRequest(describeValidation(e.errors as ValidatorErrorItem[], req, e.message), { errors: e.errors }));
     }
     log.error('Unhandled error', { error: (error as Error)?.stack ?? String(error), method: req.method, path: req.path });
     sendProblem(res, new HttpProblem(500, TITLES[500], 'Something went wrong on our side; it has been logged.'));

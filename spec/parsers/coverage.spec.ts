@@ -258,6 +258,8 @@ describe('coverage parser', () => {
       expect(cov('lcov', lcov([[`${'d'.repeat(1000)}/f.c`, 1, 1]])).packagesState).to.equal('kept');
       expect(cov('jacoco', jacoco(pkg('a&#9;b', 0, 1), counter('LINE', 0, 1))).packagesState).to.equal('path_refused');
       expect(cov('jacoco', jacoco(pkg('a&#127;b', 0, 1), counter('LINE', 0, 1))).packagesState).to.equal('path_refused');
+      expect(cov('jacoco', jacoco(pkg('a&#133;b', 0, 1), counter('LINE', 0, 1))).packagesState, 'a C1 control (U+0085)').to.equal('path_refused');
+      expect(cov('lcov', lcov([['a\u0000b/f.c', 1, 1]])).packagesState, 'a NUL in an lcov path').to.equal('path_refused');
     });
 
     it('[S1.4.3-50] [S1.2.6-09] [S1.4.3-51] package counts not adding up give inconsistent, no packages, and the report is accepted', () => {

@@ -449,4 +449,35 @@ describe('SARIF parser', () => {
       expect(parseSarif(log({ tool: { driver: { name: 'T' } } })).runs[0].toolVersion).to.equal(null);
     });
   });
+
+  describe('strings as their columns hold them (issue #17)', () => {
+    it('refuses a rule id, path, tool name or version longer than its issues column, naming the field; accepts the maximum', () => {
+      expectRefusal(() => one(result({ ruleId: 'r'.repeat(513) })), /^In the SARIF log, runs\[0\]\.results\[0\]\.ruleId is 513 characters; at most 512\.$/);
+      expect(one(result({ ruleId: 'r'.repeat(512) })).runs[0].findings[0].ruleId).to.have.length(512);
+      expectRefusal(() => one(result(at(`a/${'p'.repeat(1023)}`))), /artifactLocation names a path of 1,025 characters; at most 1,024/);
+      expect(one(result(at(`a/${'p'.repeat(1022)}`))).runs[0].findings[0].path).to.have.length(1024);
+      expectRefusal(() => parseSarif(log({ tool: { driver: { name: 'T'.repeat(256) } } })), /runs\[0\]\.tool\.driver\.name is 256 characters; at most 255/);
+      expectRefusal(() => parseSarif(log({ tool: { driver: { name: 'T', semanticVersion: '1'.repeat(256) } } })), /runs\[0\]\.tool\.driver\.semanticVersion is 256/);
+    });
+
+    it('counts characters as the columns do: a character outside the BMP is one', () => {
+      expect(one(result({ ruleId: '\u{1F600}'.repeat(512) })).runs[0].findings[0].ruleId).to.have.length(1024);
+    });
+
+    it('refuses control characters in identifiers and C0 controls (not tab, LF, CR) in messages', () => {
+      expectRefusal(() => one(result({ ruleId: 'R\u009f' })), /ruleId holds a control character \(U\+009F\) at character 2/);
+      expectRefusal(() => one(result({ message: { text: 'a\u0000' } })), /runs\[0\]\.results\[0\]\.message\.text holds a control character \(U\+0000, NUL\)/);
+      expect(one(result({ message: { text: 'a\tb\r\nc\u0085' } })).runs[0].findings[0].message).to.equal('a\tb\r\nc\u0085');
+      expectRefusal(() => one(result(at('src/\u0085.c'))), /control character \(at runs\[0\]\.results\[0\]\.locations\[0\]\.physicalLocation\.artifactLocation\)/);
+    });
+
+    it('bounds only what a finding keeps: a result of kind pass with a long rule id is no finding and passes', () => {
+      expect(one(result({ ruleId: 'r'.repeat(600), kind: 'pass' })).resultsCount).to.equal(1);
+    });
+
+    it('reads a scanner\'s own log without these bounds (boundStrings false): the scan fits its findings itself', () => {
+      const parsed = parseSarif(log({ results: [result({ ruleId: 'r'.repeat(600), message: { text: 'a\u0000b' } })] }), { boundStrings: false });
+      expect(parsed.runs[0].findings[0].ruleId).to.have.length(600);
+    });
+  });
 });

@@ -21,13 +21,15 @@ export interface TestSshKey {
   fingerprint: string;
 }
 
-export function openSshKey(options: { encrypted?: boolean; comment?: string } = {}): TestSshKey {
+/** keyType: the type the block names (a forged one, to test that it is checked). */
+export function openSshKey(options: { encrypted?: boolean; comment?: string; keyType?: string } = {}): TestSshKey {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const pub = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
   const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
-  const blob = Buffer.concat([wire('ssh-ed25519'), wire(pub)]);
+  const type = options.keyType ?? 'ssh-ed25519';
+  const blob = Buffer.concat([wire(type), wire(pub)]);
   const check = randomBytes(4);
-  let secret = Buffer.concat([check, check, wire('ssh-ed25519'), wire(pub), wire(Buffer.concat([seed, pub])), wire(options.comment ?? 'vigil-test')]);
+  let secret = Buffer.concat([check, check, wire(type), wire(pub), wire(Buffer.concat([seed, pub])), wire(options.comment ?? 'vigil-test')]);
   for (let pad = 1; secret.length % 8 !== 0; pad++) secret = Buffer.concat([secret, Buffer.from([pad])]);
   const header = options.encrypted
     ? [wire('aes256-ctr'), wire('bcrypt'), wire(Buffer.concat([wire(randomBytes(16)), uint32(16)]))]
@@ -36,7 +38,7 @@ export function openSshKey(options: { encrypted?: boolean; comment?: string } = 
   const lines = body.toString('base64').match(/.{1,70}/g)!.join('\n');
   return {
     privateKey: `-----BEGIN OPENSSH PRIVATE KEY-----\n${lines}\n-----END OPENSSH PRIVATE KEY-----\n`,
-    publicLine: `ssh-ed25519 ${blob.toString('base64')} vigil-test`,
+    publicLine: `${type} ${blob.toString('base64')} vigil-test`,
     fingerprint: `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`,
   };
 }

@@ -2,6 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { RouteDef } from '../route';
 import { Services } from '../services';
+import { SETTING_TEXT_MAX } from '../../../domain/settings/settings';
+import { width } from '../../../domain/shared/column-widths';
+import { Text } from '../text';
 
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Team = Type.Object({
@@ -35,7 +38,8 @@ export function adminRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'patch', path: '/settings', tag: 'Operations', summary: 'Change installation settings (each by the role spec 1 §5 names; administrator otherwise)', auth: { sessionOnly: true },
-      body: Type.Record(Type.String(), Type.Union([Type.Boolean(), Type.Integer(), Type.String(), Type.Null()])),
+      // Keys are setting names (settings.name); the domain refuses unknown ones and bounds a text value.
+      body: Type.Object({}, { additionalProperties: Type.Union([Type.Boolean(), Type.Integer(), Text({ max: SETTING_TEXT_MAX }), Type.Null()]), propertyNames: Text({ max: width('settings.name') }) }),
       responses: { 200: { description: 'All settings after the change' } },
       handler: async (req) => s.settings.change(req.ctx!, req.principal!.roles, req.body),
     },
@@ -46,7 +50,7 @@ export function adminRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'post', path: '/teams', tag: 'Teams', summary: 'Create a team', auth: admin,
-      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      body: Type.Object({ name: Text({ minLength: 1, max: width('teams.name') }) }, { additionalProperties: false }),
       responses: { 201: { description: 'Created', schema: Team } },
       handler: async (req, res: Response) => { res.status(201); return s.teams.create(req.ctx!, req.body.name); },
     },

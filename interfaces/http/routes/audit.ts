@@ -3,6 +3,7 @@ import { Response } from 'express';
 import { AuditService } from '../../../application/audit/audit-service';
 import { RouteDef, VigilRequest } from '../route';
 import { Services } from '../services';
+import { Text } from '../text';
 
 const auditors = { sessionOnly: true, roles: ['auditor', 'administrator', 'ciso'] as const, rolesDetail: 'The audit log is read by auditors, administrators and CISOs.' };
 
@@ -13,7 +14,7 @@ export function auditRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: '/audit-log', tag: 'Audit', summary: 'Audit entries in chain order; type, actor, since filters; limit and after page through them', auth: auditors,
       query: Type.Object({
-        type: Type.Optional(Type.String({ maxLength: 128 })), actor: Type.Optional(Type.Integer({ minimum: 1 })), since: Type.Optional(Type.String({ format: 'date-time' })),
+        type: Type.Optional(Text({ max: 128 })), actor: Type.Optional(Type.Integer({ minimum: 1 })), since: Type.Optional(Text({ max: 40, format: 'date-time' })),
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Type.Integer({ minimum: 0 })),
       }),
       responses: { 200: { description: 'Entries' } },

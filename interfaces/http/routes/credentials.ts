@@ -2,10 +2,16 @@ import { TSchema, Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { RouteDef } from '../route';
 import { Services } from '../services';
+import { width } from '../../../domain/shared/column-widths';
+import { Text } from '../text';
 
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
-const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Name = Text({ minLength: 1, max: width('credentials.name') });
+const PrivateKey = Text({ minLength: 1, max: 16384, multiline: true });
+const KnownHosts = Text({ minLength: 1, max: 65536, multiline: true });
+const Token = Text({ minLength: 1, max: 4096 });
+const Username = Text({ minLength: 1, max: width('credentials.username') });
 /** What an answer shows of a stored credential: never the secret (issue #4, trap 6). */
 const Credential = Type.Object({
   id: Type.Integer(), kind: Type.Union([Type.Literal('ssh_key'), Type.Literal('https_token')]), name: Type.String(),
@@ -39,13 +45,13 @@ export function credentialRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'post', path: '/credentials/ssh-keys', tag: 'Credentials', summary: 'Store an SSH private key (no passphrase) with the known_hosts lines it pins', auth: manage,
-      body: Type.Object({ name: Name, privateKey: Type.String({ minLength: 1, maxLength: 16384 }), knownHosts: Type.String({ minLength: 1, maxLength: 65536 }) }, { additionalProperties: false }),
+      body: Type.Object({ name: Name, privateKey: PrivateKey, knownHosts: KnownHosts }, { additionalProperties: false }),
       responses: { 201: { description: 'Stored (sealed)', schema: Credential }, 400: { description: 'Not a usable key or known_hosts' }, 409: noKey },
       handler: async (req, res) => created(res, s.credentials.saveSshKey(req.ctx!, req.body)),
     },
     {
       method: 'post', path: '/credentials/https-tokens', tag: 'Credentials', summary: 'Store an HTTPS token bound to one host (and port)', auth: manage,
-      body: Type.Object({ name: Name, host: Type.String({ minLength: 1, maxLength: 300 }), username: Type.String({ minLength: 1, maxLength: 255 }), token: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false }),
+      body: Type.Object({ name: Name, host: Text({ minLength: 1, max: width('credentials.host') }), username: Username, token: Token }, { additionalProperties: false }),
       responses: { 201: { description: 'Stored (sealed)', schema: Credential }, 400: { description: 'Bad host, user name or token' }, 409: noKey },
       handler: async (req, res) => created(res, s.credentials.saveHttpsToken(req.ctx!, req.body)),
     },
@@ -53,8 +59,8 @@ export function credentialRoutes(s: Services): RouteDef[] {
       method: 'put', path: '/credentials/{id}', tag: 'Credentials', params: Id, auth: manage,
       summary: 'Replace the secret: an SSH key takes {privateKey, knownHosts?, name?}, a token {token, username?, name?}; a token\'s host never changes',
       body: Type.Object({
-        name: Type.Optional(Name), privateKey: Type.Optional(Type.String({ minLength: 1, maxLength: 16384 })), knownHosts: Type.Optional(Type.String({ minLength: 1, maxLength: 65536 })),
-        token: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })), username: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+        name: Type.Optional(Name), privateKey: Type.Optional(PrivateKey), knownHosts: Type.Optional(KnownHosts),
+        token: Type.Optional(Token), username: Type.Optional(Username),
       }, { additionalProperties: false }),
       responses: { 200: { description: 'Replaced (sealed again under the current key)', schema: Credential }, 404: { description: 'Unknown or removed' }, 409: noKey },
       handler: async (req) => s.credentials.replace(req.ctx!, Number(req.params.id), req.body),

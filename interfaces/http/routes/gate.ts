@@ -5,6 +5,8 @@ import { WRITING_ROLES } from '../../../domain/identity/roles';
 import { refuse } from '../../../domain/shared/decider';
 import { RouteDef, VigilRequest } from '../route';
 import { Services } from '../services';
+import { width } from '../../../domain/shared/column-widths';
+import { Text } from '../text';
 
 const Policy = Type.Object({
   include_triaged: Type.Optional(Type.Boolean()),
@@ -18,8 +20,8 @@ const Policy = Type.Object({
 const GateBody = Type.Object({
   repositoryId: Type.Optional(Type.Integer({ minimum: 1 })),
   containerId: Type.Optional(Type.Integer({ minimum: 1 })),
-  repositoryUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-  branch: Type.Optional(Type.String({ maxLength: 255 })),
+  repositoryUrl: Type.Optional(Text({ minLength: 1, max: width('repositories.url') })),
+  branch: Type.Optional(Text({ max: width('repositories.branch') })),
   policy: Type.Optional(Type.Union([Policy, Type.Null()])),
 }, { additionalProperties: false });
 
@@ -36,7 +38,7 @@ const Verdict = Type.Object({
 const VerdictQuery = Type.Object({
   target_kind: Type.Optional(Type.Union([Type.Literal('repository'), Type.Literal('container')])),
   target_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  since: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 time: verdicts at or after it' })),
+  since: Type.Optional(Text({ max: 40, description: 'ISO 8601 time: verdicts at or after it' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
   before: Type.Optional(Type.Integer({ minimum: 1, description: 'page cursor: verdicts older than this id (the Link rel="next" header carries it)' })),
 });

@@ -6,6 +6,8 @@ import { failureBucket } from '../client-address';
 import { problem } from '../problem';
 import { RouteDef, VigilRequest } from '../route';
 import { Services } from '../services';
+import { width } from '../../../domain/shared/column-widths';
+import { Text } from '../text';
 
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
@@ -19,7 +21,10 @@ const ApiKey = Type.Object({
   expiresAt: Type.Union([Type.String(), Type.Null()]), createdAt: Type.String(), revokedAt: Type.Union([Type.String(), Type.Null()]),
   revokedReason: Type.Union([Type.String(), Type.Null()]), state: Type.String(),
 });
-const Password = Type.String({ minLength: 1, maxLength: 1024 });
+const Password = Text({ minLength: 1, max: 1024 });
+/** Role and scope names: the decider refuses unknown ones by name, so the schema only bounds them. */
+const Word = Text({ max: 64 });
+const DisplayName = Text({ max: width('accounts.display_name') });
 const tag = 'Identity';
 const admin = { roles: ['administrator'] as const, sessionOnly: true, rolesDetail: 'Only an administrator manages accounts.' };
 
@@ -29,7 +34,8 @@ export function identityRoutes(s: Services): RouteDef[] {
   return [
     {
       method: 'post', path: '/auth/sign-in', tag, summary: 'Sign in with a password; answers a session bearer token', auth: 'public', bodyLimit: 'signIn',
-      body: Type.Object({ username: Type.String({ maxLength: 200 }), password: Password }, { additionalProperties: false }),
+      // Length bounded by the schema; control characters reach the service, which refuses them with a 400 and audits the attempt.
+      body: Type.Object({ username: Type.String({ maxLength: width('accounts.username') }), password: Type.String({ maxLength: 1024 }) }, { additionalProperties: false }),
       responses: {
         200: { description: 'Signed in', schema: Type.Object({ token: Type.String(), expiresAt: Type.String(), account: Account }) },
         400: { description: 'A control character in the username or password' }, 401: { description: 'Refused' },
@@ -68,13 +74,13 @@ export function identityRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'post', path: '/accounts', tag, summary: 'Create an account (administrator)', auth: admin,
-      body: Type.Object({ username: Type.String({ minLength: 1, maxLength: 100 }), displayName: Type.Optional(Type.String({ maxLength: 200 })), password: Password, roles: Type.Array(Type.String(), { minItems: 1 }) }, { additionalProperties: false }),
+      body: Type.Object({ username: Text({ minLength: 1, max: width('accounts.username') }), displayName: Type.Optional(DisplayName), password: Password, roles: Type.Array(Word, { minItems: 1 }) }, { additionalProperties: false }),
       responses: { 201: { description: 'Created', schema: Account }, 409: { description: 'Username taken' } },
       handler: async (req) => s.identity.createAccount(req.ctx!, req.body),
     },
     {
       method: 'patch', path: '/accounts/{id}', tag, summary: 'Change an account (administrator); deactivating it ends its sessions', auth: admin, params: Id,
-      body: Type.Object({ displayName: Type.Optional(Type.String({ maxLength: 200 })), roles: Type.Optional(Type.Array(Type.String(), { minItems: 1 })), active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      body: Type.Object({ displayName: Type.Optional(DisplayName), roles: Type.Optional(Type.Array(Word, { minItems: 1 })), active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
       responses: { 200: { description: 'Changed', schema: Account } },
       handler: async (req) => s.identity.updateAccount(req.ctx!, Number(req.params.id), req.body),
     },
@@ -92,8 +98,8 @@ export function identityRoutes(s: Services): RouteDef[] {
     {
       method: 'post', path: '/api-keys', tag, summary: 'Issue an integration key; the secret `key` appears in this answer only', auth: { sessionOnly: true },
       body: Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 200 }), scopes: Type.Array(Type.String(), { minItems: 1 }),
-        expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+        name: Text({ minLength: 1, max: width('api_keys.name') }), scopes: Type.Array(Word, { minItems: 1 }),
+        expiresAt: Type.Optional(Type.Union([Text({ max: width('api_keys.expires_at'), format: 'date-time' }), Type.Null()])),
         repositoryId: Type.Optional(Type.Integer({ minimum: 1 })), containerId: Type.Optional(Type.Integer({ minimum: 1 })),
       }, { additionalProperties: false }),
       responses: { 201: { description: 'Issued', schema: Type.Intersect([ApiKey, Type.Object({ key: Type.String() })]) } },

@@ -2,10 +2,13 @@ import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { RouteDef, takeBody, VigilRequest } from '../route';
 import { Services } from '../services';
+import { width } from '../../../domain/shared/column-widths';
+import { Text } from '../text';
 
 const governor = { sessionOnly: true, roles: ['platform_governor'] as const, rolesDetail: "Declaring sources is a platform governor's act, from a session." };
 const readers = { sessionOnly: true, roles: ['platform_governor', 'administrator', 'auditor', 'ciso'] as const, rolesDetail: 'Sources are listed to platform governors, administrators, CISOs and auditors.' };
-const Slug = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });
+const SlugText = Text({ minLength: 1, max: width('sarif_sources.slug') });
+const Slug = Type.Object({ slug: SlugText });
 const RepoId = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
 /** Declared sources (spec 1 §2.5, §4.4) and SARIF imports (§4.3). */
@@ -14,9 +17,10 @@ export function importRoutes(s: Services): RouteDef[] {
     {
       method: 'post', path: '/sarif-sources', tag: 'Sources', summary: 'Declare a source (platform governor, session); the same slug with a new key rotates the key', auth: governor,
       body: Type.Object({
-        slug: Type.String({ minLength: 1, maxLength: 100 }), name: Type.String({ minLength: 1, maxLength: 200 }), api_key_id: Type.Integer({ minimum: 1 }),
+        slug: SlugText, name: Text({ minLength: 1, max: width('sarif_sources.name') }), api_key_id: Type.Integer({ minimum: 1 }),
         project_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])), repository_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-        kinds: Type.Optional(Type.Array(Type.String())), tools: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }))),
+        // A tool's name also goes into its issues' tool key, import:<slug>/<tool>: the decider bounds the pair (issues.tool_key).
+        kinds: Type.Optional(Type.Array(Text({ max: 40 }))), tools: Type.Optional(Type.Array(Text({ minLength: 1, max: 200 }))),
       }, { additionalProperties: false }),
       responses: { 201: { description: 'Declared (or redeclared)' }, 400: { description: 'Invalid' }, 409: { description: 'The key names another source' } },
       handler: async (req: VigilRequest, res: Response) => { res.status(201); return s.sources.declare(req.ctx!, req.body); },

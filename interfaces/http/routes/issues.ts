@@ -3,6 +3,7 @@ import { Response } from 'express';
 import { issueEtag } from '../../../application/backlog/issue-queries';
 import { RouteDef, VigilRequest } from '../route';
 import { Services } from '../services';
+import { Text } from '../text';
 
 const TriageStatus = Type.Union(['under_review', 'affected', 'not_affected', 'will_not_fix', 'fixed', 'pending_approval'].map((s) => Type.Literal(s)));
 
@@ -13,7 +14,7 @@ export function issueRoutes(s: Services): RouteDef[] {
       method: 'get', path: '/issues', tag: 'Issues', summary: 'The backlog you see, by id; filters of spec 1 §4.5; limit and after page through it', auth: { scope: 'read' },
       query: Type.Object({
         triage_status: Type.Optional(TriageStatus), repository_id: Type.Optional(Type.Integer({ minimum: 1 })), container_id: Type.Optional(Type.Integer({ minimum: 1 })),
-        owasp_category: Type.Optional(Type.String({ maxLength: 20 })), unsettled: Type.Optional(Type.Boolean()),
+        owasp_category: Type.Optional(Text({ max: 20 })), unsettled: Type.Optional(Type.Boolean()),
         status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('resolved')])),
         severity: Type.Optional(Type.Union(['critical', 'high', 'medium', 'low'].map((x) => Type.Literal(x)))),
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -2,6 +2,7 @@ import { TSchema, Type } from '@sinclair/typebox';
 import { ALL_GRADES } from '../../../domain/scorecards';
 import { RouteDef } from '../route';
 import { Services } from '../services';
+import { Text } from '../text';
 
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
@@ -79,7 +80,7 @@ export function scorecardRoutes(s: Services): RouteDef[] {
       // validator tries paths in name order and would answer 405 from /scorecards/badges/{id} otherwise.
       method: 'get', path: '/scorecards/badges/{badgeToken}.svg', tag, auth: 'public',
       summary: "A target's grade letter as an SVG image, for anyone holding the badge token; never a number",
-      params: Type.Object({ badgeToken: Type.String({ maxLength: 100 }) }),
+      params: Type.Object({ badgeToken: Text({ max: 100 }) }),
       responses: { 200: { description: 'image/svg+xml' }, 404: { description: 'Unknown or revoked token' } },
       handler: async (req, res) => {
         const svg = await s.scorecards.badgeSvg(String(req.params.badgeToken));

@@ -3,13 +3,16 @@ import { Response } from 'express';
 import { TargetKind } from '../../../domain/targets';
 import { RouteDef, VigilRequest } from '../route';
 import { Services } from '../services';
+import { TARGET_NAME_MAX } from '../../../domain/targets/target';
+import { width } from '../../../domain/shared/column-widths';
+import { Text } from '../text';
 
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
 const ScheduleFields = {
   scanManualOnly: Type.Optional(Type.Boolean()),
   scanIntervalMinutes: Type.Optional(Nullable(Type.Integer())),
-  scanCron: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  scanCron: Type.Optional(Nullable(Text({ max: width('repositories.scan_cron') }))),
 };
 const Schedule = Type.Object({ mode: Type.String(), intervalMinutes: Nullable(Type.Integer()) });
 const TargetCommon = {
@@ -25,6 +28,12 @@ const CredentialFields = { sshKeyId: Type.Optional(Nullable(Type.Integer({ minim
 const Container = Type.Object({ ...TargetCommon, image: Type.String() });
 const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })), after: Type.Optional(Type.Integer({ minimum: 0 })) });
 const writeRule = { sessionOnly: true } as const;
+// The decider bounds what derives from these: a repository's identity (repositories.identity) and a name taken from the url or image.
+const Url = Text({ minLength: 1, max: width('repositories.url') });
+const Branch = Text({ max: width('repositories.branch') });
+const SubPath = Text({ max: width('repositories.sub_path') });
+const Image = Text({ minLength: 1, max: width('containers.image') });
+const Name = Text({ max: TARGET_NAME_MAX });
 
 function listHandler(s: Services, kind: TargetKind) {
   return async (req: VigilRequest, res: Response) => {
@@ -70,12 +79,12 @@ export function targetRoutes(s: Services): RouteDef[] {
       responses: { 200: { description: 'Groups' } }, handler: async () => s.targets.duplicates(),
     },
     ...perKind('repository', 'repositories', Repository,
-      Type.Object({ url: Type.String({ minLength: 1, maxLength: 2048 }), branch: Type.Optional(Type.String({ maxLength: 255 })), subPath: Type.Optional(Type.String({ maxLength: 1024 })), name: Type.Optional(Type.String({ maxLength: 200 })), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
-      Type.Object({ url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })), branch: Type.Optional(Type.String({ maxLength: 255 })), subPath: Type.Optional(Type.String({ maxLength: 1024 })), name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
+      Type.Object({ url: Url, branch: Type.Optional(Branch), subPath: Type.Optional(SubPath), name: Type.Optional(Name), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
+      Type.Object({ url: Type.Optional(Url), branch: Type.Optional(Branch), subPath: Type.Optional(SubPath), name: Type.Optional(Nullable(Name)), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
       'Repository'),
     ...perKind('container', 'containers', Container,
-      Type.Object({ image: Type.String({ minLength: 1, maxLength: 1024 }), name: Type.Optional(Type.String({ maxLength: 200 })), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
-      Type.Object({ image: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })), name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
+      Type.Object({ image: Image, name: Type.Optional(Name), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
+      Type.Object({ image: Type.Optional(Image), name: Type.Optional(Nullable(Name)), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
       'Container image'),
     {
       method: 'get', path: '/solutions', tag: 'Portfolio', summary: 'Solutions, each project with detectedLanguages and languagesUnknownFor', auth: { scope: 'read' },
@@ -83,7 +92,7 @@ export function targetRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'post', path: '/solutions', tag: 'Portfolio', summary: 'Create a solution (administrator, CISO)', auth: { sessionOnly: true, roles: ['administrator', 'ciso'] },
-      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+      body: Type.Object({ name: Text({ minLength: 1, max: width('solutions.name') }) }, { additionalProperties: false }),
       responses: { 201: { description: 'Created' } },
       handler: async (req, res) => { res.status(201); return s.targets.createSolution(req.ctx!, req.body.name); },
     },
@@ -93,7 +102,7 @@ export function targetRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'post', path: '/projects', tag: 'Portfolio', summary: 'Create a project (administrator, CISO)', auth: { sessionOnly: true, roles: ['administrator', 'ciso'] },
-      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), solutionId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))) }, { additionalProperties: false }),
+      body: Type.Object({ name: Text({ minLength: 1, max: width('projects.name') }), solutionId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))) }, { additionalProperties: false }),
       responses: { 201: { description: 'Created' } },
       handler: async (req, res) => { res.status(201); return s.targets.createProject(req.ctx!, req.body.name, req.body.solutionId ?? null); },
     },

@@ -5,12 +5,13 @@ import { WRITING_ROLES } from '../../../domain/identity/roles';
 import { EXPIRES_IN_DAYS, NOT_AFFECTED_JUSTIFICATIONS, REFUSAL_STATUSES, TRIAGE_STATUSES } from '../../../domain/triage';
 import { AuthRule, RouteDef, VigilRequest } from '../route';
 import { Services } from '../services';
+import { Text } from '../text';
 
 const Nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
 const DecidableStatus = literals(TRIAGE_STATUSES.filter((s) => s !== 'pending_approval'));
-const Comment = Type.Optional(Nullable(Type.String({ maxLength: 4000 })));
+const Comment = Type.Optional(Nullable(Text({ max: 4000, multiline: true })));
 const ExpiresInDays = Type.Optional(Nullable(Type.Integer({ minimum: EXPIRES_IN_DAYS.min, maximum: EXPIRES_IN_DAYS.max })));
 const Decision = {
   status: DecidableStatus,
@@ -61,7 +62,7 @@ export function triageRoutes(s: Services): RouteDef[] {
         + '(200, 403, 404, 409 issue-changed-meanwhile when its ifMatch is stale, ...). A malformed decision or ifMatch, a repeated id, '
         + 'or both or neither of issues and ids: 400 and nothing is written.',
       body: Type.Object({
-        issues: Type.Optional(Type.Array(Type.Object({ id: Type.Integer({ minimum: 1 }), ifMatch: Type.Optional(Nullable(Type.String({ maxLength: 40 }))) }, { additionalProperties: false }), { minItems: 1, maxItems: 500 })),
+        issues: Type.Optional(Type.Array(Type.Object({ id: Type.Integer({ minimum: 1 }), ifMatch: Type.Optional(Nullable(Text({ max: 40 }))) }, { additionalProperties: false }), { minItems: 1, maxItems: 500 })),
         ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 500 })),
         ...Decision,
       }, { additionalProperties: false }),
