@@ -1,16 +1,16 @@
 import express, { NextFunction, Response } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import { Config } from '../../infrastructure/config/config';
 import { authMiddleware } from './auth';
 import { clientAddress } from './client-address';
 import { buildOpenApi } from './openapi';
 import { problem, problemHandler } from './problem';
 import { BODY_LIMIT_SETTING, PageHandler, RouteDef, VigilRequest } from './route';
-import { API_BASE, RouteTable } from './route-table';
+import { RouteTable } from './route-table';
 import { dispatch, routeRequest } from './routing';
 import { WindowCounter } from './rate-limits';
 import { Services } from './services';
 import { swaggerUiHtml } from './swagger-ui';
+import { useRequestValidation } from './validation';
 
 /**
  * The Express application. Order matters: client address, then the one match of the request
@@ -23,13 +23,10 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // routing.ts matches exactly; the request validator looks its operation up by path too, and
-  // reads these two settings for that lookup.
-  app.set('case sensitive routing', true);
-  app.set('strict routing', true);
   const table = new RouteTable(routes);
   const apiDoc = buildOpenApi(routes, { title: `${config.brandName} API`, version: config.version });
 
+  // The pages outside /api/v1, matched by their exact path like the routes (routing.ts).
   const pages = new Map<string, PageHandler>();
   if (config.apiDocsEnabled) {
     pages.set('/v3/api-docs', async (req, res) => {
@@ -66,14 +63,7 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
     bearerFailures: new WindowCounter(config.bearerFailuresPerWindow, config.bearerFailureWindowMs),
   }));
 
-  app.use(OpenApiValidator.middleware({
-    apiSpec: apiDoc as never,
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
-    validateResponses: false,
-    validateSecurity: false,
-    ignorePaths: (path: string) => !path.startsWith(API_BASE),
-    $refParser: { mode: 'dereference' },
-  }));
+  useRequestValidation(app, apiDoc);
 
   app.use(dispatch());
   app.use(problemHandler(services.log));
