@@ -56,7 +56,7 @@ export class RouteTable {
   }
 }
 
-/** The path of a request target: an origin-form target up to '?'; anything else matches nothing. */
+/** The path of a request target, up to '?' (an absolute-form target keeps its scheme and host, so it matches no route). */
 export function pathOf(target: string): string {
   const q = target.indexOf('?');
   return q < 0 ? target : target.slice(0, q);

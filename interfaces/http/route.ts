@@ -20,10 +20,10 @@ export interface VigilRequest extends Request {
   bearer?: string;
   clientAddress?: string;
   ctx?: RequestContext;
-  /** Set by routing.ts, the one match of the request: the declared route and its decoded parameters, */
+  /** The one match of the request (routing.ts): a declared route and its decoded path parameters, */
   route_?: RouteDef;
   routeParams?: Record<string, string>;
-  /** or one of the pages outside /api/v1 (exact path, GET or HEAD). */
+  /** or a page outside /api/v1. */
   page_?: PageHandler;
 }
 
