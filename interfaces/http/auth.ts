@@ -6,7 +6,7 @@ import { Clock } from '../../application/ports/clock';
 import { failureBucket } from './client-address';
 import { problem } from './problem';
 import { WindowCounter } from './rate-limits';
-import { RouteTable, VigilRequest } from './route';
+import { VigilRequest } from './route';
 
 export function bearerOf(req: VigilRequest): string | null {
   const header = req.headers.authorization;
@@ -22,14 +22,17 @@ export function bearerOf(req: VigilRequest): string | null {
  * address; past the ceiling the address is refused until the window ends (audited once).
  */
 export function authMiddleware(deps: {
-  routes: RouteTable; identity: IdentityService; clock: Clock; commands: CommandHandler;
+  identity: IdentityService; clock: Clock; commands: CommandHandler;
   keyRequests: WindowCounter; bearerFailures: WindowCounter;
 }) {
   return async (req: VigilRequest, res: Response, next: NextFunction) => {
     try {
-      const route = deps.routes.match(req.method, req.path);
-      if (!route) return next();
-      req.route_ = route;
+      // routing.ts has matched the request: a declared route, or a page that applies its own rule.
+      const route = req.route_;
+      if (!route) {
+        if (req.page_) return next();
+        throw problem.notFound(`No route ${req.method} ${req.path}.`);
+      }
       const now = deps.clock.now();
       const bucket = failureBucket(req.clientAddress ?? '');
       const secret = bearerOf(req);

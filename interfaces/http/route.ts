@@ -20,8 +20,15 @@ export interface VigilRequest extends Request {
   bearer?: string;
   clientAddress?: string;
   ctx?: RequestContext;
+  /** The one match of the request (routing.ts): a declared route and its decoded path parameters, */
   route_?: RouteDef;
+  routeParams?: Record<string, string>;
+  /** or a page outside /api/v1. */
+  page_?: PageHandler;
 }
+
+/** A page outside /api/v1 (the OpenAPI document, its UI): it applies its own access rule. */
+export type PageHandler = (req: VigilRequest, res: Response) => Promise<void>;
 
 /**
  * A raw upload's bytes, taken off the request: a handler that passes them on this way does not
@@ -58,35 +65,3 @@ export const BODY_LIMIT_SETTING: Record<keyof BodyLimits, string> = {
   ruleSetUpload: 'VIGIL_MAX_BODY_RULE_SET_UPLOAD', ticketWebhook: 'VIGIL_MAX_BODY_TICKET_WEBHOOK', vexIngest: 'VIGIL_MAX_BODY_VEX_INGEST',
   agentResult: 'VIGIL_MAX_BODY_AGENT_RESULT', checklistTemplateImport: 'VIGIL_MAX_BODY_CHECKLIST_TEMPLATE_IMPORT',
 };
-
-/** Matches request paths against route paths (OpenAPI {param} form). */
-export class RouteTable {
-  private readonly compiled: Array<{ def: RouteDef; regex: RegExp }>;
-
-  constructor(readonly routes: readonly RouteDef[]) {
-    this.compiled = routes.map((def) => ({
-      def,
-      regex: new RegExp(`^/api/v1${def.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+')}/?$`),
-    }));
-    // Literal segments win over parameters (/repositories/duplicates before /repositories/{id}).
-    this.compiled.sort((a, b) => paramCount(a.def.path) - paramCount(b.def.path));
-  }
-
-  match(method: string, path: string): RouteDef | undefined {
-    const m = method.toLowerCase();
-    return this.compiled.find((c) => c.def.method === m && c.regex.test(path))?.def;
-  }
-
-  pathExists(path: string): boolean {
-    return this.compiled.some((c) => c.regex.test(path));
-  }
-}
-
-function paramCount(path: string): number {
-  return (path.match(/\{/g) ?? []).length;
-}
-
-/** An Express path from the OpenAPI one. */
-export function expressPath(path: string): string {
-  return `/api/v1${path.replace(/\{([^}]+)\}/g, ':$1')}`;
-}
