@@ -1,4 +1,5 @@
-import { accountDecider, checkNewPassword, CONTROL_CHARACTER, MIN_PASSWORD_LENGTH, printableName } from '../../domain/identity/account';
+import { accountDecider, checkNewPassword, MIN_PASSWORD_LENGTH, printableName } from '../../domain/identity/account';
+import { textProblem } from '../../domain/shared/text';
 import { apiKeyDecider, KeyRestriction, RevocationReason } from '../../domain/identity/api-key';
 import { effectiveScopes, isAdministrator, Role, Scope } from '../../domain/identity/roles';
 import { DomainError, refuse } from '../../domain/shared/decider';
@@ -158,7 +159,9 @@ export class IdentityService {
    * failure, one SignInFailureCeilingReached (VGL-SEC-007) at the first refusal, one
    * SignInThrottleEnded with the count of refused attempts once the window is over.
    */
-  async signIn(ctx: RequestContext, username: string, password: string, addressBucket: string): Promise<SignInOutcome> {
+  /** `fields` name the username and password where a refusal quotes them (the route's body members). */
+  async signIn(ctx: RequestContext, username: string, password: string, addressBucket: string,
+    fields: { username: string; password: string } = { username: 'username', password: 'password' }): Promise<SignInOutcome> {
     if (this.sessionPolicy.oidcIssuer && !this.sessionPolicy.passwordLogin) throw refuse.forbidden('Password sign-in is turned off; sign in through single sign-on.');
     const name = typeof username === 'string' ? username : '';
     const accountKey = name.toLowerCase().slice(0, 200);
@@ -174,10 +177,13 @@ export class IdentityService {
       return { refused: 'throttled', retryAfterSeconds: attempt.retryAfterSeconds };
     }
     // Names and passwords never hold control characters (account rules): such a request is
-    // malformed (400), and it is audited like any refused sign-in, the name escaped.
-    if (CONTROL_CHARACTER.test(name) || (typeof password === 'string' && CONTROL_CHARACTER.test(password))) {
+    // malformed (400, naming the field and the character), and it is audited like any refused
+    // sign-in, the name escaped: a hostile name is an attempt worth recording.
+    const malformed = textProblem(fields.username, name, { max: Infinity, kind: 'line' })
+      ?? (typeof password === 'string' ? textProblem(fields.password, password, { max: Infinity, kind: 'line' }) : null);
+    if (malformed) {
       await this.recordRefusal(ctx, name, 'control_characters');
-      throw refuse.invalid('A username or password must not contain control characters (line breaks, tabs, NUL ...).');
+      throw refuse.invalid(`The request is not valid: ${malformed}.`);
     }
     const row: AccountRow | undefined = name ? await this.db.knex('accounts').where({ username_key: name.toLowerCase() }).first() : undefined;
     const ok = await verifyPassword(typeof password === 'string' ? password : '', row?.password_hash ?? DUMMY_PASSWORD_HASH);

@@ -1,4 +1,5 @@
 import { assertNever, Decider, DomainEvent, refuse } from '../shared/decider';
+import { textProblem } from '../shared/text';
 import { isRole, Role } from './roles';
 
 /** One account's stream: `account-<id>`. Only password hashes (scrypt) ever enter an event. */
@@ -29,13 +30,12 @@ export const accountTransitions: Record<AccountState['status'], readonly Account
 export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
 export const MIN_PASSWORD_LENGTH = 12;
 
-/** C0 controls (NUL, line breaks, tab ...), DEL and C1 controls: never part of a name or a password. */
-export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
-
 /** The rule for every new password (creation, own change, reset): one that sign-in accepts. */
 export function checkNewPassword(password: unknown): string {
   if (typeof password !== 'string' || password.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`A password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
-  if (CONTROL_CHARACTER.test(password)) throw refuse.invalid('A password must not contain control characters (line breaks, tabs, NUL ...).');
+  // Single-line text, as sign-in reads it: a password set must be one that can sign in.
+  const malformed = textProblem('the new password', password, { max: Infinity, kind: 'line' });
+  if (malformed) throw refuse.invalid(`${malformed.charAt(0).toUpperCase()}${malformed.slice(1)}.`);
   return password;
 }
 

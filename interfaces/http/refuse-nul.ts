@@ -1,5 +1,6 @@
 import { NextFunction, Request, Response } from 'express';
 import { problem } from './problem';
+import { VigilRequest } from './route';
 
 /**
  * Defence in depth behind the route schemas (interfaces/http/text.ts): no string of a parsed JSON
@@ -9,8 +10,9 @@ import { problem } from './problem';
  * read or written. Raw uploads (Buffers) are the parsers' business.
  */
 export function refuseNul(req: Request, _res: Response, next: NextFunction): void {
+  if ((req as VigilRequest).route_?.screensOwnText) return next();
   const found = nulPath('body', req.body) ?? nulPath('query', req.query);
-  if (found) return next(problem.badRequest(`The request is not valid: ${found} holds a control character (U+0000, NUL); no text may hold it.`));
+  if (found) return next(problem.badRequest(`The request is not valid: ${found} holds a control character (U+0000, NUL); no text accepts NUL, and single-line text no control characters at all.`));
   next();
 }
 

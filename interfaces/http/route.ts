@@ -53,6 +53,11 @@ export interface RouteDef {
   body?: TSchema;
   /** Content types of a non-JSON body (uploads): read raw, bounded. */
   rawBody?: string[];
+  /**
+   * The handler refuses control characters itself and audits the attempt (sign-in: a hostile name is
+   * worth recording), so the NUL screen in front of every route (refuse-nul.ts) lets its body through.
+   */
+  screensOwnText?: boolean;
   query?: TSchema;
   params?: TSchema;
   responses: Record<number, { description: string; schema?: TSchema }>;

@@ -33,7 +33,7 @@ const principalOf = (req: VigilRequest): Principal => req.principal!;
 export function identityRoutes(s: Services): RouteDef[] {
   return [
     {
-      method: 'post', path: '/auth/sign-in', tag, summary: 'Sign in with a password; answers a session bearer token', auth: 'public', bodyLimit: 'signIn',
+      method: 'post', path: '/auth/sign-in', tag, summary: 'Sign in with a password; answers a session bearer token', auth: 'public', bodyLimit: 'signIn', screensOwnText: true,
       // Length bounded by the schema; control characters reach the service, which refuses them with a 400 and audits the attempt.
       body: Type.Object({ username: Type.String({ maxLength: width('accounts.username') }), password: Type.String({ maxLength: 1024 }) }, { additionalProperties: false }),
       responses: {
@@ -42,7 +42,7 @@ export function identityRoutes(s: Services): RouteDef[] {
         429: { description: 'Too many failed sign-ins for this name or from this address; Retry-After says how long to wait' },
       },
       handler: async (req) => {
-        const outcome = await s.identity.signIn(req.ctx!, req.body.username, req.body.password, failureBucket(req.clientAddress ?? ''));
+        const outcome = await s.identity.signIn(req.ctx!, req.body.username, req.body.password, failureBucket(req.clientAddress ?? ''), { username: 'body.username', password: 'body.password' });
         if ('signedIn' in outcome) return outcome.signedIn;
         if (outcome.refused === 'throttled') throw problem.tooMany('Too many failed sign-ins; try again later.', outcome.retryAfterSeconds);
         throw problem.unauthorized();
