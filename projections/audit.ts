@@ -69,12 +69,16 @@ export const auditProjection: Projection = {
     const last: { seq: number; hash: string } | undefined = await w.trx('audit_log').select('seq', 'hash').orderBy('seq', 'desc').first();
     let seq = Number(last?.seq ?? 0);
     let prev = last?.hash ?? GENESIS_HASH;
+    // The entry is hashed as it is stored (verification recomputes it from the row): an address
+    // from the metadata is cleaned and cut to its column first (ADR 0011). The data is hashed as
+    // the log stores it, untouched.
+    const fit = await w.fitter('audit_log');
     for (const e of events) {
       seq += 1;
-      const row: AuditEntry = {
+      const row: AuditEntry = fit({
         seq, event_id: e.id, position: e.cursor.position, stream_id: e.stream, type: e.type, actor: e.metadata.actor ?? null,
         address: (e.metadata.address as string | null) ?? null, at: e.metadata.at, data_hash: dataHash(e.data), prev_hash: prev, hash: '',
-      };
+      });
       row.hash = entryHash(prev, row);
       prev = row.hash;
       // No key: entries are only ever inserted, in order.
