@@ -25,29 +25,21 @@ export interface TableShape {
 type Row = Record<string, unknown>;
 
 const REPLACEMENT = '\ufffd';
-/** A NUL or any surrogate (a pair is fine; a lone one is not): the slow path decides which. */
-const SUSPECT = /[\u0000\ud800-\udfff]/;
+
+// ES2024 string methods (Node 20): native, a few nanoseconds on the strings of a replay.
+declare global {
+  interface String {
+    isWellFormed(): boolean;
+    toWellFormed(): string;
+  }
+}
 
 /** U+0000 and lone surrogates replaced by U+FFFD; anything else as it is (the same string when nothing changes). */
 export function cleanText(text: string): string {
-  if (!SUSPECT.test(text)) return text;
-  let out = '';
-  let from = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        i++; // a pair: one code point, kept
-        continue;
-      }
-    }
-    if (c === 0 || (c >= 0xd800 && c <= 0xdfff)) {
-      out += text.slice(from, i) + REPLACEMENT;
-      from = i + 1;
-    }
-  }
-  return out + text.slice(from);
+  const wellFormed = text.isWellFormed();
+  if (wellFormed && !text.includes('\u0000')) return text;
+  // toWellFormed puts U+FFFD for each lone surrogate and keeps pairs.
+  return (wellFormed ? text : text.toWellFormed()).replaceAll('\u0000', REPLACEMENT);
 }
 
 /** The text cleaned and cut to the limit, never inside a surrogate pair. */
