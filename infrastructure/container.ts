@@ -104,6 +104,10 @@ export function buildContainer(config: Config, overrides: Overrides = {}): Conta
     return new ProjectionRunner(ctx.container.get(TOKENS.Database), store as never, allProjections, {
       sourceIsDatabase: !config.eventStoreUrl,
       onError: (e, name) => log.error(`Projection ${name} failed; it retries from its checkpoint`, { error: e.stack }),
+      onFailure: (f) => log.error(
+        `Projection ${f.projection} cannot take the event at position ${f.position} (${f.type}, stream ${f.stream}): ${f.error}. Recorded in projection_failures and skipped; see GET /health.`,
+        { projection: f.projection, position: f.position, commit: f.commit, eventId: f.eventId, type: f.type, stream: f.stream },
+      ),
     });
   });
   c.bind(TOKENS.Commands).toDynamicValue((ctx) => {

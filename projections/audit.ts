@@ -91,6 +91,9 @@ export const auditProjection: Projection = {
     const last: { seq: number; hash: string } | undefined = await w.trx('audit_log').select('seq', 'hash').orderBy('seq', 'desc').first();
     let seq = Number(last?.seq ?? 0);
     let prev = last?.hash ?? GENESIS_HASH;
+    // The entry's own copies (address, actor, at) are cleaned and cut to their columns (ADR 0011);
+    // the hash covers the event as the log stores it, so fitting a copy never changes it.
+    const fit = await w.fitter('audit_log');
     // A command's events share one metadata text: hashed once per run of equal texts.
     let metadataText: string | undefined;
     let metadataHash = '';
@@ -101,11 +104,11 @@ export const auditProjection: Projection = {
         metadataText = metadata;
         metadataHash = storedTextHash(metadata);
       }
-      const row: AuditEntry = {
+      const row: AuditEntry = fit({
         seq, event_id: e.id, position: e.cursor.position, commit_id: e.cursor.commit, stream_id: e.stream, revision: e.revision, type: e.type,
         actor: e.metadata.actor ?? null, address: (e.metadata.address as string | null) ?? null, at: e.metadata.at,
         metadata_hash: metadataHash, data_hash: storedTextHash(storedData(e)), prev_hash: prev, hash: '',
-      };
+      });
       row.hash = entryHash(prev, row);
       prev = row.hash;
       // No key: entries are only ever inserted, in order.

@@ -4,6 +4,7 @@ import type {
 } from '../application/enrichment/feed-events';
 import { RecordedEvent } from '../application/ports/event-store';
 import type { IssueDetected } from '../domain/backlog/issue';
+import { cleanText } from './engine/column-fit';
 import { handledBy, Projection } from './engine/projection';
 import { RowWriter } from './engine/row-writer';
 
@@ -81,16 +82,17 @@ export async function applyEnrichment(w: RowWriter, events: readonly RecordedEve
         }
         // Once the catalogue is known, a listed CVE is known exploited at once; before, the
         // synchronisation's own event computes every issue.
-        if (of('kev').version) await setKev(w, d.entries.map((x) => x.cve), true);
+        if (of('kev').version) await setKev(w, d.entries.map((x) => cleanText(x.cve)), true);
         touch(of('kev'), e);
         break;
       }
       case 'KevEntriesDelisted': {
         const d = e.data as KevEntriesDelisted['data'];
+        const cves = d.cves.map(cleanText);
         await w.run(['kev_catalogue'], async (trx) => {
-          for (let i = 0; i < d.cves.length; i += IN_CHUNK) await trx('kev_catalogue').whereIn('cve', d.cves.slice(i, i + IN_CHUNK)).del();
+          for (let i = 0; i < cves.length; i += IN_CHUNK) await trx('kev_catalogue').whereIn('cve', cves.slice(i, i + IN_CHUNK)).del();
         });
-        if (of('kev').version) await setKev(w, d.cves, false);
+        if (of('kev').version) await setKev(w, cves, false);
         touch(of('kev'), e);
         break;
       }
@@ -144,6 +146,7 @@ async function enrichDetected(w: RowWriter, ids: number[], kev: FeedStateRow, ep
   });
 }
 
+/** `cves` cleaned of what PostgreSQL refuses in a parameter (cleanText, ADR 0011): they come from events. */
 async function setKev(w: RowWriter, cves: readonly string[], value: boolean): Promise<void> {
   await w.run(['issues'], async (trx) => {
     for (let i = 0; i < cves.length; i += IN_CHUNK) await trx('issues').whereIn('identifier', cves.slice(i, i + IN_CHUNK)).update({ kev: value });

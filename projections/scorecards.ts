@@ -6,6 +6,7 @@ import { isSeverity, type Severity } from '../domain/gate/severity';
 import { SCAN_STREAM, type ScanCompletedData, type ScanFailedData } from '../domain/scans/scan';
 import { countsInSecurityFigures, gradeFor, RISK_POINTS, riskPointsOfIssue, scoreFromRiskPoints } from '../domain/scorecards';
 import type { TriageStatus } from '../domain/triage/status';
+import { cleanText } from './engine/column-fit';
 import { Projection } from './engine/projection';
 import { RowWriter } from './engine/row-writer';
 
@@ -89,6 +90,13 @@ const HANDLED = new Set([...ISSUE_EVENTS, ...KEV_EVENTS, 'ScanCompleted', 'ScanF
 const keyOfTarget = (kind: string, id: number) => `${kind}:${id}`;
 const issueKeyOf = (e: RecordedEvent<any>): string => (typeof e.data?.key === 'string' ? e.data.key : e.stream.slice('issue-'.length));
 
+/**
+ * Whatever the log holds, this projection keys its state and its SQL lookups by values as its
+ * tables store them (ADR 0011): cleaned of U+0000 and lone surrogates (PostgreSQL refuses them in a
+ * parameter) and, for the issue's own fields, fitted to scorecard_issues' columns.
+ */
+type IssueFit = <T extends Record<string, unknown>>(row: T) => T;
+
 /** One projection batch: per-issue state in memory, flushed and folded into the targets' rows at the end of each day's run. */
 class Batch {
   private readonly states = new Map<string, IssueState>();
@@ -103,13 +111,16 @@ class Batch {
   /** Whether the KEV catalogue was ever synchronised, and which CVEs are listed (those the batch asked about or changed). */
   private kevSynchronised = false;
   private readonly kevListed = new Map<string, boolean>();
+  private fitIssue: IssueFit = (row) => row;
 
   constructor(private readonly w: RowWriter) {}
 
   /** The stored state of every issue the batch changes without detecting it: one read per 500. */
   async load(events: readonly RecordedEvent[]): Promise<void> {
-    const keys = [...new Set(events.filter((e) => ISSUE_EVENTS.has(e.type) && e.type !== 'IssueDetected').map(issueKeyOf))];
-    const identifiers = [...new Set(events.filter((e) => e.type === 'IssueDetected').map((e) => (e.data as IssueDetected['data']).identifier).filter((x): x is string => !!x))];
+    this.fitIssue = await this.w.fitter('scorecard_issues');
+    const keys = [...new Set(events.filter((e) => ISSUE_EVENTS.has(e.type) && e.type !== 'IssueDetected').map((e) => this.issueKey(e)))];
+    const identifiers = [...new Set(events.filter((e) => e.type === 'IssueDetected')
+      .map((e) => this.fitIssue({ identifier: (e.data as IssueDetected['data']).identifier ?? null }).identifier).filter((x): x is string => !!x))];
     await this.w.run(TABLES, async (trx) => {
       this.kevSynchronised = Boolean(await trx('scorecard_kev_feed').where({ feed: 'kev' }).first('feed'));
       for (let i = 0; i < identifiers.length; i += CHUNK) {
@@ -134,49 +145,50 @@ class Batch {
     switch (e.type) {
       case 'IssueDetected': {
         const d = (e as RecordedEvent<IssueDetected['data']>).data;
-        if (d.toolKey.startsWith(SCANNER_TOOL_KEY_PREFIX)) this.scanNews(d.targetKind, d.targetId).scanned = true;
-        this.touch(d.targetKind, d.targetId, at);
-        if (isImportedOrPlugin(d.type) || this.states.has(d.key)) return;
-        const state: IssueState = {
-          issue_key: d.key, target_kind: d.targetKind, target_id: d.targetId, severity: d.severity,
-          kev: this.kevSynchronised && d.identifier !== null && this.kevListed.get(d.identifier) === true, open: true,
+        const state: IssueState = this.fitIssue({
+          issue_key: d.key, target_kind: d.targetKind, target_id: d.targetId, severity: d.severity, kev: false, open: true,
           triage_status: 'under_review', first_seen_at: d.at, identifier: d.identifier ?? null,
-        };
-        this.states.set(d.key, state);
-        this.dirty.add(d.key);
-        contribute(this.delta(d.targetKind, d.targetId), state, 1);
+        });
+        if (d.toolKey.startsWith(SCANNER_TOOL_KEY_PREFIX)) this.scanNews(state.target_kind, d.targetId).scanned = true;
+        this.touch(state.target_kind, d.targetId, at);
+        if (isImportedOrPlugin(d.type) || this.states.has(state.issue_key)) return;
+        state.kev = this.kevSynchronised && state.identifier !== null && this.kevListed.get(state.identifier) === true;
+        this.states.set(state.issue_key, state);
+        this.dirty.add(state.issue_key);
+        contribute(this.delta(state.target_kind, d.targetId), state, 1);
         return;
       }
       case 'IssueResolved':
-        return this.change(issueKeyOf(e), at, (s) => { s.open = false; });
+        return this.change(this.issueKey(e), at, (s) => { s.open = false; });
       case 'IssueReopened': {
         const d = (e as RecordedEvent<IssueReopened['data']>).data;
-        return this.change(d.key, at, (s) => { s.open = true; s.severity = d.severity; });
+        return this.change(this.issueKey(e), at, (s) => { s.open = true; s.severity = d.severity; });
       }
       case 'ScanCompleted': {
         if (!SCAN_STREAM.test(e.stream)) return; // other streams reuse the name
         const d = (e as RecordedEvent<ScanCompletedData>).data;
         const licences = new Set((d.disallowedLicences ?? []).map((l) => `${l.component}\u0000${l.licence}`));
-        Object.assign(this.scanNews(d.targetKind, d.targetId), { scanned: true, failed: false, licenseViolations: licences.size });
-        return this.touch(d.targetKind, d.targetId, at);
+        Object.assign(this.scanNews(cleanText(d.targetKind), d.targetId), { scanned: true, failed: false, licenseViolations: licences.size });
+        return this.touch(cleanText(d.targetKind), d.targetId, at);
       }
       case 'ScanFailed': {
         if (!SCAN_STREAM.test(e.stream)) return;
         const d = (e as RecordedEvent<ScanFailedData>).data;
-        this.scanNews(d.targetKind, d.targetId).failed = true;
-        return this.touch(d.targetKind, d.targetId, at);
+        this.scanNews(cleanText(d.targetKind), d.targetId).failed = true;
+        return this.touch(cleanText(d.targetKind), d.targetId, at);
       }
       case 'KevEntriesListed': {
         const d = (e as RecordedEvent<KevEntriesListed['data']>).data;
         for (const x of d.entries) this.w.upsert('scorecard_kev', { cve: x.cve, listed_version: d.version }, ['cve']);
-        return this.kevChanged(d.entries.map((x) => x.cve), true, at);
+        return this.kevChanged(d.entries.map((x) => cleanText(x.cve)), true, at);
       }
       case 'KevEntriesDelisted': {
         const d = (e as RecordedEvent<KevEntriesDelisted['data']>).data;
+        const cves = d.cves.map(cleanText);
         await this.w.run(['scorecard_kev'], async (trx) => {
-          for (let i = 0; i < d.cves.length; i += CHUNK) await trx('scorecard_kev').whereIn('cve', d.cves.slice(i, i + CHUNK)).del();
+          for (let i = 0; i < cves.length; i += CHUNK) await trx('scorecard_kev').whereIn('cve', cves.slice(i, i + CHUNK)).del();
         });
-        return this.kevChanged(d.cves, false, at);
+        return this.kevChanged(cves, false, at);
       }
       case 'KevCatalogueSynchronised': {
         const d = (e as RecordedEvent<KevCatalogueSynchronised['data']>).data;
@@ -191,7 +203,7 @@ class Batch {
         return this.setKev(rows, true, at);
       }
       case 'TargetDeleted':
-        return this.forgetTarget(e.data.kind, Number(e.data.id));
+        return this.forgetTarget(cleanText(e.data.kind), Number(e.data.id));
       case 'ScorecardBadgeIssued':
         return this.w.insert('scorecard_badges', {
           id: e.data.id, token_hash: e.data.tokenHash, target_kind: e.data.targetKind, target_id: e.data.targetId,
@@ -201,7 +213,7 @@ class Batch {
         return this.w.update('scorecard_badges', { id: e.data.id }, { revoked_at: e.data.at ?? at });
       default: {
         const after = TRIAGE_STATUS_AFTER[e.type];
-        if (after) this.change(issueKeyOf(e), at, (s) => { s.triage_status = after(e.data); });
+        if (after) this.change(this.issueKey(e), at, (s) => { s.triage_status = after(e.data); });
       }
     }
   }
@@ -310,6 +322,11 @@ class Batch {
       this.stored.add(r.issue_key);
       if (this.states.get(r.issue_key)!.kev !== kev) this.change(r.issue_key, at, (s) => { s.kev = kev; });
     }
+  }
+
+  /** The issue's key as scorecard_issues stores it. */
+  private issueKey(e: RecordedEvent): string {
+    return String(this.fitIssue({ issue_key: issueKeyOf(e) }).issue_key);
   }
 
   private touch(kind: string, id: number, at: string): void {

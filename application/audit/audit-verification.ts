@@ -190,7 +190,19 @@ function chainedOf(entry: AuditEntry): ChainedFields {
 }
 
 function sameValue(stored: unknown, copy: unknown): boolean {
-  return (stored ?? null) === (copy ?? null) || (typeof stored === 'number' && copy !== null && Number(copy) === stored);
+  if ((stored ?? null) === (copy ?? null)) return true;
+  if (typeof stored === 'number' && copy !== null && Number(copy) === stored) return true;
+  return typeof stored === 'string' && typeof copy === 'string' && fittedFrom(stored, copy);
+}
+
+/**
+ * The entry's copy as the projection fitted it into its column (ADR 0011: U+0000 and lone
+ * surrogates made U+FFFD, then cut). The copies are a convenience for the list's filters: the
+ * metadata hash covers what the log holds.
+ */
+function fittedFrom(stored: string, copy: string): boolean {
+  const clean = stored.toWellFormed().replaceAll('\u0000', '\ufffd');
+  return clean === copy || (copy.length > 0 && clean.startsWith(copy));
 }
 
 function valid(entries: number): AuditVerification {

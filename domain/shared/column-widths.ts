@@ -37,7 +37,7 @@ export const COLUMN_WIDTHS = {
   'issues.tool_name': 255,
   'issues.tool_version': 255,
   'issues.rule_id': 512,
-  'issues.path': 1024,
+  'issues.path': 4096, // widened by v014 (PATH_MAX)
   'issues.identifier': 255,
   'issues.package_name': 512,
   'issues.package_version': 255,

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { Engine } from '../../infrastructure/db/database';
+import { fitRow, fitText, tableShape, TableShape, TextLimit } from './column-fit';
 
 type Row = Record<string, unknown>;
 
@@ -17,6 +18,10 @@ const CHUNK = 500;
  * multi-row INSERT; an update or delete of a row still pending is applied in memory; anything
  * else flushes that table first, so the order of effects per table is kept. Replays are mostly
  * inserts, which is what makes a rebuild fast (ADR 0003).
+ *
+ * Every value written or compared goes in fitted to its column (column-fit.ts, ADR 0011): U+0000 and
+ * lone surrogates replaced, cut to the declared width. Pending rows stay as the projection gave them
+ * (their keys are the event's values) and are fitted when they go out.
  */
 export class RowWriter {
   private readonly tables = new Map<string, TableBuffer>();
@@ -42,7 +47,9 @@ export class RowWriter {
       return;
     }
     await this.flushTable(table);
-    await this.trx(table).where(where).update(changes);
+    const { limits } = await this.shape(table);
+    // The row was stored fitted: it is found by the fitted values.
+    await this.trx(table).where(fitRow(where, limits)).update(fitRow(changes, limits));
   }
 
   async delete(table: string, where: Row): Promise<void> {
@@ -50,7 +57,16 @@ export class RowWriter {
     // A row still pending was never written: forgetting it is the delete.
     if (buffer?.key && sameColumns(Object.keys(where), buffer.key) && buffer.rows.delete(keyOf(where, buffer.key))) return;
     await this.flushTable(table);
-    await this.trx(table).where(where).del();
+    await this.trx(table).where(fitRow(where, (await this.shape(table)).limits)).del();
+  }
+
+  /**
+   * The table's fitting, for a projection that must know a row as it will be stored before writing
+   * it (the audit chain hashes its entries' stored fields; the scorecards keep the state they write).
+   */
+  async fitter(table: string): Promise<<T extends Row>(row: T) => T> {
+    const { limits } = await this.shape(table);
+    return (row) => fitRow(row, limits);
   }
 
   /** Runs arbitrary SQL after flushing the named tables. */
@@ -88,14 +104,19 @@ export class RowWriter {
     const rows = [...buffer.rows.values()];
     this.tables.delete(table);
     if (this.engine === 'mysql') {
+      const { limits } = await this.shape(table);
       for (let i = 0; i < rows.length; i += CHUNK) {
-        const chunk = rows.slice(i, i + CHUNK);
+        const chunk = rows.slice(i, i + CHUNK).map((row) => fitRow(row, limits));
         // knex writes ON DUPLICATE KEY UPDATE for the upserts.
         await (buffer.upsert ? this.trx(table).insert(chunk).onConflict(buffer.key as string[]).merge() : this.trx(table).insert(chunk));
       }
       return;
     }
     await this.insertByColumns(table, rows, buffer.upsert ? buffer.key : null);
+  }
+
+  private shape(table: string): Promise<TableShape> {
+    return tableShape(this.trx, this.engine, table);
   }
 
   /**
@@ -105,7 +126,7 @@ export class RowWriter {
    * writing time in the driver escaping each string into an array literal.
    */
   private async insertByColumns(table: string, rows: Row[], conflictKey: readonly string[] | null): Promise<void> {
-    const types = await columnTypes(this.trx, table);
+    const { types, limits } = await this.shape(table);
     const columns = columnsOf(rows);
     for (const c of columns) if (!types.has(c)) throw new Error(`RowWriter: ${table} has no column ${c}`);
     const onConflict = conflictKey
@@ -114,24 +135,31 @@ export class RowWriter {
     const list = columns.map(quote).join(', ');
     const record = columns.map((c) => `${quote(c)} ${types.get(c)}`).join(', ');
     for (let i = 0; i < rows.length; i += BIG_CHUNK) {
-      const json = JSON.stringify(rows.slice(i, i + BIG_CHUNK).map(jsonColumnsAsText));
+      const json = JSON.stringify(rows.slice(i, i + BIG_CHUNK).map((row) => forJson(row, limits)));
       await this.trx.raw(`INSERT INTO ${quote(table)} (${list}) SELECT ${list} FROM json_to_recordset(?::json) AS x(${record})${onConflict}`, [json]);
     }
   }
 }
 
 /**
- * A row for insertByColumns' JSON: an object or array value belongs to a text column holding
- * JSON, so it travels as a string. Rows without one (most) go as they are; a replacer function
- * would call back into JavaScript for every value and lose most of what native JSON.stringify gains.
+ * A row for insertByColumns' JSON, in one pass: an object or array value belongs to a text column
+ * holding JSON, so it travels as a string; a string is fitted to its column (json_to_recordset
+ * refuses \u0000 and lone surrogates in text, INSERT a value longer than a varchar). Rows needing
+ * neither (most) go as they are; a replacer function would call back into JavaScript for every
+ * value and lose most of what native JSON.stringify gains.
  */
-function jsonColumnsAsText(row: Row): Row {
+function forJson(row: Row, limits: ReadonlyMap<string, TextLimit>): Row {
   let copy: Row | null = null;
   for (const key in row) {
     const value = row[key];
-    if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    let text: string;
+    if (typeof value === 'string') text = value;
+    else if (value !== null && typeof value === 'object' && !(value instanceof Date)) text = JSON.stringify(value);
+    else continue;
+    const fitted = fitText(text, limits.get(key));
+    if (fitted !== value) {
       copy ??= { ...row };
-      copy[key] = JSON.stringify(value);
+      copy[key] = fitted;
     }
   }
   return copy ?? row;
@@ -145,20 +173,6 @@ function columnsOf(rows: readonly Row[]): string[] {
 }
 
 const BIG_CHUNK = 5000;
-const typeCache = new Map<string, Map<string, string>>();
-
-/** Column name -> SQL type for the casts of insertByColumns; the schema is the same for every database of a version. */
-async function columnTypes(trx: Knex.Transaction, table: string): Promise<Map<string, string>> {
-  let types = typeCache.get(table);
-  if (!types) {
-    const result = await trx.raw(
-      `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? AND table_schema = current_schema()`, [table],
-    );
-    types = new Map((result.rows as { column_name: string; data_type: string }[]).map((r) => [r.column_name, r.data_type === 'USER-DEFINED' ? 'text' : r.data_type]));
-    typeCache.set(table, types);
-  }
-  return types;
-}
 
 function quote(identifier: string): string {
   return `"${identifier.replace(/"/g, '""')}"`;

@@ -18,7 +18,7 @@ const admin = { roles: ['administrator'] as const, sessionOnly: true, rolesDetai
 export function adminRoutes(s: Services): RouteDef[] {
   return [
     {
-      method: 'get', path: '/health', tag: 'Operations', summary: 'Liveness, stores and projection lag; no credential needed', auth: 'public',
+      method: 'get', path: '/health', tag: 'Operations', summary: 'Liveness, stores, projection lag and the events each projection recorded as failures; no credential needed', auth: 'public',
       responses: { 200: { description: 'Healthy' }, 503: { description: 'Unhealthy' } },
       handler: async (_req, res: Response) => {
         let database = 'up';

@@ -68,14 +68,14 @@ describe('Text limits and control characters in imported documents (issue #17)',
   };
   const issues = async (): Promise<Json[]> => (await v.request('GET', `/issues?repository_id=${repositoryId}&limit=1000`, { token: admin })).body;
 
-  describe('SARIF (issues.path 1,024, rule_id 512, tool_name and tool_version 255)', () => {
-    it('an artifact uri of 1,025 characters: 400 naming runs[0].results[2]...artifactLocation, nothing written; 1,024 is accepted and kept whole', async () => {
+  describe('SARIF (issues.path 4,096, rule_id 512, tool_name and tool_version 255)', () => {
+    it('an artifact uri of 4,097 characters: 400 naming runs[0].results[2]...artifactLocation, nothing written; 4,096 is accepted and kept whole', async () => {
       const doc = json(SARIF);
-      doc.runs[0].results[2].locations[0].physicalLocation.artifactLocation.uri = `src/${'u'.repeat(1021)}`;
-      await refused(sarif(doc), `In the SARIF log, runs[0].results[2].locations[0].physicalLocation.artifactLocation names a path of ${grouped(1025)} characters; at most ${grouped(1024)}.`);
-      doc.runs[0].results[2].locations[0].physicalLocation.artifactLocation.uri = `src/${'u'.repeat(1020)}`;
+      doc.runs[0].results[2].locations[0].physicalLocation.artifactLocation.uri = `src/${'u'.repeat(4093)}`;
+      await refused(sarif(doc), `In the SARIF log, runs[0].results[2].locations[0].physicalLocation.artifactLocation names a path of ${grouped(4097)} characters; at most ${grouped(4096)}.`);
+      doc.runs[0].results[2].locations[0].physicalLocation.artifactLocation.uri = `src/${'u'.repeat(4092)}`;
       await accepted(sarif(doc));
-      expect((await issues()).map((i) => i.path)).to.include(`src/${'u'.repeat(1020)}`);
+      expect((await issues()).map((i) => i.path)).to.include(`src/${'u'.repeat(4092)}`);
     });
 
     it('a ruleId of 513 characters: 400 "runs[0].results[2].ruleId is 513 characters; at most 512", nothing written; 512 is accepted (its identifier left empty: too long for one)', async () => {
