@@ -14,7 +14,7 @@ export interface ProjectionStatus {
   position: number;
   lagEvents: number;
   /** Events it could not take and skipped (ADR 0011): how many, and the newest. */
-  failures: { count: number; latest: Array<Pick<ProjectionFailure, 'position' | 'type' | 'error' | 'at'>> };
+  failures: { count: number; latest: Array<Pick<ProjectionFailure, 'position' | 'type' | 'at'>> };
 }
 
 /** Where events come from: the SQL store reads inside the projection's transaction. */
@@ -296,7 +296,7 @@ export class ProjectionRunner {
       const cursor = row ? cursorOf(row) : START;
       const lag = this.source.countAfter ? await this.source.countAfter(cursor, 1_000_000) : 0;
       const count = failed.get(p.name) ?? 0;
-      const latest = count === 0 ? [] : (await this.failures([p.name], LATEST_FAILURES)).map(({ position, type, error, at }) => ({ position, type, error, at }));
+      const latest = count === 0 ? [] : (await this.failures([p.name], LATEST_FAILURES)).map(({ position, type, at }) => ({ position, type, at }));
       result.push({ name: p.name, position: cursor.position, lagEvents: lag, failures: { count, latest } });
     }
     return result;
