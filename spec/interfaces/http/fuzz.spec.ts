@@ -117,9 +117,11 @@ describe('Fuzz: every operation of the OpenAPI document, over HTTP', function ()
       adminBasic: Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64'),
       freshSession: () => v.signIn(),
     };
-    watch = new ReadModelWatch(v.url, async () => Number((await v.database.db.knex('events').max({ p: 'position' }).first())?.p ?? 0), () => v.services.projections.error);
-    await watch.baseline();
     serverLog = new ServerLog(v.services.log);
+    // The runner logs "Projection <names> failed" with the error; a projection stepped alone logs its own name.
+    const causeOf = (name: string) => serverLog.latest(`Projection ${name} failed`);
+    watch = new ReadModelWatch(v.url, async () => Number((await v.database.db.knex('events').max({ p: 'position' }).first())?.p ?? 0), causeOf);
+    await watch.baseline();
     const fuzzStart = { at: 0 };
     const selected = ops.filter((op) => op.id.includes(ONLY));
     selected.forEach((op, index) => {

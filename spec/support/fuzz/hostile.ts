@@ -31,7 +31,7 @@ export const hostileChar: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff'), weight: 3 }, // lone surrogates
   { arbitrary: fc.constantFrom('\u202e', '\u202d', '\u2066', '\u200f', '\u200b', '\ufeff', '\u2028', '\u2029', '\ufffe', '\uffff'), weight: 2 },
   { arbitrary: fc.constantFrom('😀', '\u0301', 'é', 'ß', 'İ', '𝔘', '\u{10ffff}'), weight: 2 },
-  { arbitrary: fc.constantFrom("'", '"', '\\', '%', '/', '..', '<', '>', '&', '{', '$', '`', ';', '#', '?', '*'), weight: 2 },
+  { arbitrary: fc.constantFrom("'", '"', '\\', '%', '/', '.', '<', '>', '&', '{', '$', '`', ';', '#', '?', '*'), weight: 2 },
 );
 
 const plainChar = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_.'.split(''));
@@ -58,6 +58,34 @@ export const overLong: fc.Arbitrary<string> = fc.tuple(
   fc.string({ unit: fc.oneof(hostileChar, plainChar), minLength: 1, maxLength: 6 }),
   fc.integer({ min: 1_000, max: 100_000 }),
 ).map(([chunk, n]) => chunk.repeat(Math.ceil(n / chunk.length)).slice(0, n));
+
+/**
+ * Text the length rules allow, made to hurt what comes after validation: control characters,
+ * lone surrogates and direction overrides inside the bounds, exactly the maximum in multi-byte
+ * characters, and 1,000 to 100,000 characters where no maximum is declared.
+ */
+export function hostileInBounds(min = 0, max?: number): fc.Arbitrary<string> {
+  const arbs: Array<fc.WeightedArbitrary<string>> = [
+    { arbitrary: hostileText(min, max ?? 40), weight: 6 },
+    { arbitrary: plainText(Math.max(min, 1), max ?? 24), weight: 1 },
+  ];
+  if (max === undefined) arbs.push({ arbitrary: overLong.filter((t) => t.length >= min), weight: 3 });
+  else if (max >= Math.max(min, 1)) arbs.push({ arbitrary: atLimit(max), weight: 3 });
+  return fc.oneof(...arbs);
+}
+
+/** Numbers the bounds allow, favouring the edges and, where none is declared, what a 32-bit column cannot hold. */
+export function numberInBounds(min?: number, max?: number, integer = true): fc.Arbitrary<number> {
+  const lo = min ?? -(2 ** 53 - 1);
+  const hi = max ?? 2 ** 53 - 1;
+  const edges = [lo, hi, 0, 1, 2 ** 31 - 1, 2 ** 31, 2 ** 32, -(2 ** 31) - 1, 2 ** 53 - 1].filter((n) => n >= lo && n <= hi);
+  const arbs: Array<fc.WeightedArbitrary<number>> = [
+    { arbitrary: fc.integer({ min: Math.max(lo, -1_000_000), max: Math.min(hi, 1_000_000) }).filter((n) => n >= lo), weight: 2 },
+    { arbitrary: fc.constantFrom(...edges), weight: 3 },
+  ];
+  if (!integer) arbs.push({ arbitrary: fc.double({ min: Math.max(lo, -1e6), max: Math.min(hi, 1e6), noNaN: true, noDefaultInfinity: true }), weight: 1 });
+  return fc.oneof(...arbs);
+}
 
 /** Any text the fuzz throws at a string leaf, given its length rules. */
 export function hostileString(min = 0, max = 1_000_000): fc.Arbitrary<string> {
@@ -97,7 +125,9 @@ export const deepNesting: fc.Arbitrary<RawJson> = fc.tuple(fc.constantFrom('[', 
 export function hugeArray(item: fc.Arbitrary<unknown>): fc.Arbitrary<RawJson> {
   return fc.tuple(item, fc.integer({ min: 1_000, max: 100_000 })).map(([v, n]) => {
     const one = toJsonText(v);
-    return new RawJson(`[${Array(n).fill(one).join(',')}]`);
+    // At most about 2 MB of text: past every body limit, within what a JavaScript string holds.
+    const count = Math.max(2, Math.min(n, Math.floor(2_000_000 / (one.length + 1))));
+    return new RawJson(`[${Array(count).fill(one).join(',')}]`);
   });
 }
 

@@ -33,15 +33,15 @@ export function failureCount(p: ProjectionHealth): number {
  * Watches the read models between requests, so that a request whose events a projection cannot
  * take is named as the one that did it: after every request that appended something (the event
  * log's newest position moved), the health document must show every projection caught up and no
- * new recorded failure. Once a projection has stopped, lag says nothing about later requests, so
- * only new recorded failures are looked at from then on.
+ * new recorded failure. A projection that has stopped says nothing about later requests by its
+ * lag, so from then on only the others' lag (and new recorded failures) are looked at.
  */
 export class ReadModelWatch {
-  private stopped: string | null = null;
+  private readonly stopped = new Set<string>();
   private failures = 0;
   private head = -1;
 
-  constructor(private readonly url: string, private readonly eventHead: () => Promise<number>, private readonly runnerError: () => Error | null) {}
+  constructor(private readonly url: string, private readonly eventHead: () => Promise<number>, private readonly causeOf: (projection: string) => string | null) {}
 
   async baseline(): Promise<void> {
     this.head = await this.eventHead();
@@ -63,19 +63,19 @@ export class ReadModelWatch {
       this.failures = failures;
       return `its events made ${added} projection failure(s) (${named.join('; ')})`;
     }
-    if (this.stopped) return null;
-    for (let i = 0; i < 20 && projections().some((p) => p.lagEvents > 0); i++) {
+    const lagging = () => projections().filter((p) => p.lagEvents > 0 && !this.stopped.has(p.name));
+    for (let i = 0; i < 20 && lagging().length > 0; i++) {
       await new Promise((r) => setTimeout(r, 100));
       h = await health(this.url);
     }
-    const lagging = projections().filter((p) => p.lagEvents > 0);
-    if (lagging.length === 0) return null;
-    this.stopped = lagging.map((p) => p.name).join(', ');
-    return `the read model(s) ${lagging.map((p) => `${p.name} (${p.lagEvents} events behind)`).join(', ')} stopped on its events; runner error: ${abbreviate(this.runnerError()?.message ?? '(none)', 400)}`;
+    const stopped = lagging();
+    if (stopped.length === 0) return null;
+    for (const p of stopped) this.stopped.add(p.name);
+    return `the read model(s) ${stopped.map((p) => `${p.name} (${p.lagEvents} events behind; ${this.causeOf(p.name) ?? 'no error logged'})`).join(', ')} stopped on its events`;
   }
 
-  /** The projections that stopped while the fuzz ran, if any. */
-  get stoppedProjections(): string | null {
-    return this.stopped;
+  /** The projections that stopped while the fuzz ran. */
+  get stoppedProjections(): string[] {
+    return [...this.stopped];
   }
 }

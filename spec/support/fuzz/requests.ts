@@ -3,7 +3,7 @@ import { benignUpload, uploadFor } from './documents';
 import { abbreviate, headerSafe, percentEncode } from './encoding';
 import { deepNesting, hostileNumber, hostileString, hugeArray, toJsonText, wrongType } from './hostile';
 import { Operation, Parameter } from './operations';
-import { benignFromSchema, fromSchema, Hints } from './schema-arbitrary';
+import { benignFromSchema, fromSchema, Hints, validHostile } from './schema-arbitrary';
 
 /**
  * Who a request claims to be. `caller` is the operation's own caller (an administrator's
@@ -73,7 +73,7 @@ const HOSTILE_PATH_VALUES = ['0', '-1', '-0', '00001', '1.0', '1e2', '0x1', '+1'
 /** A path parameter's value, encoded for the request line: a real id, or something hostile. */
 function pathValue(known: string[], p: Parameter, hints: Hints, hostile: boolean): fc.Arbitrary<string> {
   if (!hostile) return known.length ? fc.constantFrom(...known.map(percentEncode)) : benignFromSchema(p.schema, hints, p.name).map((v) => percentEncode(String(v)));
-  const generated = fromSchema(p.schema, hints, p.name).map((v) => percentEncode(typeof v === 'string' ? v : toJsonText(v)));
+  const generated = fc.oneof(validHostile(p.schema, hints, p.name), fromSchema(p.schema, hints, p.name)).map((v) => percentEncode(typeof v === 'string' ? v : toJsonText(v)));
   const arbs: Array<fc.WeightedArbitrary<string>> = [{ arbitrary: fc.constantFrom(...HOSTILE_PATH_VALUES), weight: 3 }, { arbitrary: generated, weight: 2 }];
   if (known.length) arbs.push({ arbitrary: fc.constantFrom(...known.map(percentEncode)), weight: 6 });
   return fc.oneof(...arbs);
@@ -89,7 +89,7 @@ function query(params: Parameter[], hints: Hints, hostile: boolean): fc.Arbitrar
     return fc.tuple(...params.map((p) => fc.option(benignFromSchema(p.schema, hints, p.name).map((v) => [`${p.name}=${percentEncode(String(v))}`]), { freq: p.required ? 1_000 : 2, nil: undefined })))
       .map((parts) => join(parts));
   }
-  const value = (p: Parameter) => fromSchema(p.schema, hints, p.name).map((v) => (typeof v === 'string' ? v : toJsonText(v)));
+  const value = (p: Parameter) => fc.oneof(validHostile(p.schema, hints, p.name), fromSchema(p.schema, hints, p.name)).map((v) => (typeof v === 'string' ? v : toJsonText(v)));
   const encoded = (p: Parameter) => fc.oneof({ arbitrary: value(p).map(percentEncode), weight: 5 }, { arbitrary: value(p).filter((s) => /^[\x21-\x7e]*$/.test(s) && !/[#&]/.test(s)), weight: 1 });
   const one = (p: Parameter) => fc.option(fc.oneof(
     { arbitrary: encoded(p).map((v) => [`${p.name}=${v}`]), weight: 8 },
@@ -107,7 +107,10 @@ function jsonBody(op: Operation, hints: Hints, hostile: boolean): fc.Arbitrary<s
   const notJson = fc.constantFrom('{', '{"a":}', '\u0000', '{"a":1}garbage', 'NaN', "{'a':1}", '\ufeff{}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}');
   const wrong = fc.oneof(wrongType, deepNesting, hugeArray(hostileNumber()), hostileString()).map(toJsonText);
   return op.body
-    ? fc.oneof({ arbitrary: fromSchema(op.body, hints).map(toJsonText), weight: 16 }, { arbitrary: wrong, weight: 1 }, { arbitrary: notJson, weight: 1 }, { arbitrary: fc.constant(null), weight: 1 })
+    ? fc.oneof(
+      { arbitrary: validHostile(op.body, hints).map(toJsonText), weight: 10 },
+      { arbitrary: fromSchema(op.body, hints).map(toJsonText), weight: 8 },
+      { arbitrary: wrong, weight: 1 }, { arbitrary: notJson, weight: 1 }, { arbitrary: fc.constant(null), weight: 1 })
     : fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: wrong, weight: 1 });
 }
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { deepNesting, hostileKey, hostileNumber, hostileString, hugeArray, JsonObject, plainText, RawJson, toJsonText, wrongType } from './hostile';
+import { deepNesting, hostileInBounds, hostileKey, hostileNumber, hostileString, hugeArray, JsonObject, numberInBounds, plainText, RawJson, toJsonText, wrongType } from './hostile';
 
 /** The part of JSON Schema the routes' typebox schemas use. */
 export interface JsonSchema {
@@ -97,7 +97,7 @@ function array(schema: JsonSchema, hints: Hints, member: string, depth: number):
     { arbitrary: fc.constant([]), weight: 1 },
     { arbitrary: hugeArray(item), weight: 1 },
   ];
-  if (max <= 1_000) arbs.push({ arbitrary: item.map((v) => new RawJson(`[${Array(max + 1).fill(toJsonText(v)).join(',')}]`)), weight: 1 });
+  if (max <= 1_000) arbs.push({ arbitrary: item.filter((v) => toJsonText(v).length < 1_000).map((v) => new RawJson(`[${Array(max + 1).fill(toJsonText(v)).join(',')}]`)), weight: 1 });
   return fc.oneof(...arbs);
 }
 
@@ -146,5 +146,58 @@ export function benignFromSchema(schema: JsonSchema, hints: Hints, member = ''):
     case 'boolean': return fc.boolean();
     case 'null': return fc.constant(null);
     default: return plainText(1, 12);
+  }
+}
+
+/**
+ * Values the schema accepts, with hostile content: what passes validation and reaches the
+ * services, the event log and the read models (control characters in a name, a 32-bit overflow
+ * in an unbounded integer, 10,000 roles, 100,000 characters where no maximum is declared).
+ */
+export function validHostile(schema: JsonSchema, hints: Hints, member = ''): fc.Arbitrary<unknown> {
+  const known = hints(member);
+  const own = validShaped(schema, hints, member);
+  return known?.length && schema.type !== 'array' ? fc.oneof({ arbitrary: fc.constantFrom(...known), weight: 1 }, { arbitrary: own, weight: 2 }) : own;
+}
+
+function validShaped(schema: JsonSchema, hints: Hints, member: string): fc.Arbitrary<unknown> {
+  if (schema.anyOf) return fc.oneof(...schema.anyOf.map((s) => validShaped(s, hints, member)));
+  if (schema.const !== undefined) return fc.constant(schema.const);
+  switch (schema.type) {
+    case 'object': {
+      if (!schema.properties) {
+        const names = hints(`${member}[name]`);
+        const valueSchema = Object.values(schema.patternProperties ?? {})[0] ?? {};
+        const key: fc.Arbitrary<string> = names?.length ? fc.oneof({ arbitrary: fc.constantFrom(...(names as string[])), weight: 4 }, { arbitrary: hostileInBounds(), weight: 1 }) : hostileInBounds();
+        return fc.array(fc.tuple(key, validHostile(valueSchema, hints)), { minLength: 1, maxLength: 3 }).map((m) => new JsonObject(m));
+      }
+      const required = new Set(schema.required ?? []);
+      const members = Object.entries(schema.properties).map(([name, s]) => {
+        const value = validHostile(s, hints, name).map((v) => [name, v] as const);
+        return required.has(name) ? value : fc.option(value, { nil: undefined });
+      });
+      return fc.tuple(...members).map((m) => new JsonObject(m.filter((x): x is readonly [string, unknown] => x !== undefined)));
+    }
+    case 'array': {
+      const known = hints(member);
+      const item = known?.length ? fc.oneof(fc.constantFrom(...known), validHostile(schema.items ?? {}, hints)) : validHostile(schema.items ?? {}, hints);
+      const min = schema.minItems ?? 0;
+      const arbs: Array<fc.WeightedArbitrary<unknown>> = [{ arbitrary: fc.array(item, { minLength: min, maxLength: Math.max(min, Math.min(schema.maxItems ?? 4, 4)) }), weight: 6 }];
+      if (schema.maxItems === undefined) arbs.push({ arbitrary: hugeArray(item), weight: 1 });
+      return fc.oneof(...arbs);
+    }
+    case 'string':
+      if (schema.format === 'date-time') {
+        return fc.oneof(
+          fc.integer({ min: Date.UTC(1, 0, 1), max: Date.UTC(9999, 11, 31) }).map((t) => new Date(t).toISOString()),
+          fc.constantFrom('0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2016-12-31T23:59:60Z', '2024-02-29T12:00:00+14:00', '2024-01-01T00:00:00-12:00'),
+        );
+      }
+      return hostileInBounds(schema.minLength ?? 0, schema.maxLength);
+    case 'integer': return numberInBounds(schema.minimum, schema.maximum, true);
+    case 'number': return numberInBounds(schema.minimum, schema.maximum, false);
+    case 'boolean': return fc.boolean();
+    case 'null': return fc.constant(null);
+    default: return fc.oneof(hostileInBounds(), numberInBounds(), fc.boolean(), fc.constant(null));
   }
 }

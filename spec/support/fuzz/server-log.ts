@@ -31,12 +31,23 @@ export class ServerLog {
     return this.seq;
   }
 
+  /** The newest entry whose message starts so, as "message: first line of the error". */
+  latest(prefix: string): string | null {
+    const e = [...this.entries].reverse().find((x) => x.message.startsWith(prefix));
+    return e ? this.show(e) : null;
+  }
+
   /** "message: first line of the logged error" for each entry after the mark, shortened. */
   since(mark: number): string[] {
-    return this.entries.filter((e) => e.seq > mark).map((e) => {
-      const first = e.error?.split('\n')[0] ?? '';
-      const text = first ? `${e.message}: ${first}` : e.message;
-      return text.length > 400 ? `${text.slice(0, 400)}…` : text;
-    });
+    return this.entries.filter((e) => e.seq > mark).map((e) => this.show(e));
+  }
+
+  /** The error's first line; of an SQL error only its table and what follows the statement (the column and the value). */
+  private show(e: Entry): string {
+    const line = e.error?.split('\n')[0] ?? '';
+    const table = /(?:from|into|update)\s+"([^"]+)"/i.exec(line)?.[1];
+    const first = line.replace(/^(error: )?(insert|select|update|delete|with)\b[\s\S]* - /i, `database${table ? ` (${table})` : ''}: `);
+    const text = first ? `${e.message}: ${first}` : e.message;
+    return text.length > 400 ? `${text.slice(0, 400)}…` : text;
   }
 }
