@@ -27,7 +27,7 @@ import { ADMIN, RunningVigil, startVigil } from '../../support/vigil';
  * runs it over PostgreSQL; VIGIL_FUZZ_ONLY=<text> keeps the operations whose "METHOD /path" holds it.
  */
 const SEED = Number(process.env.VIGIL_FUZZ_SEED ?? 1717);
-const RUNS = Number(process.env.VIGIL_FUZZ_RUNS ?? 40);
+const RUNS = Number(process.env.VIGIL_FUZZ_RUNS ?? 50);
 const BUDGET_MS = Number(process.env.VIGIL_FUZZ_BUDGET ?? 75) * 1000;
 const ENGINE = (process.env.VIGIL_FUZZ_ENGINE ?? 'pglite') as TestEngine;
 const ONLY = process.env.VIGIL_FUZZ_ONLY ?? '';
@@ -49,7 +49,7 @@ const ENV = {
 };
 
 /** The properties of each operation, and the share of the runs (and of the time) each gets. */
-const FACETS: Array<{ name: Facet; runs: number }> = [{ name: 'input', runs: 1 }, { name: 'headers', runs: 0.5 }, { name: 'credentials', runs: 0.34 }];
+const FACETS: Array<{ name: Facet; runs: number }> = [{ name: 'input', runs: 1 }, { name: 'headers', runs: 0.4 }, { name: 'credentials', runs: 0.2 }];
 const FACET_WEIGHT = FACETS.reduce((n, f) => n + f.runs, 0);
 
 /** FNV-1a: a per-operation seed from the base seed, so that adding an operation changes no other's requests. */
