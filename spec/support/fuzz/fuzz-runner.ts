@@ -15,9 +15,13 @@ export interface Secrets {
   freshSession(): Promise<string>;
 }
 
-/** One property broken by one request. */
+/**
+ * One property broken by one request. `conclusive`: the request changed the server for good (a
+ * projection stopped on its events), so no later request can fail the same way for the same
+ * reason; shrinking would only find requests failing because of it. The run reports this one.
+ */
 export class Broken extends Error {
-  constructor(readonly rule: string, readonly request: FuzzRequest, readonly answer: RawAnswer) {
+  constructor(readonly rule: string, readonly request: FuzzRequest, readonly answer: RawAnswer, readonly conclusive = false) {
     super(rule);
   }
 }
@@ -93,16 +97,24 @@ export async function runOperation(
 ): Promise<OperationReport> {
   let sent = 0;
   let skippedForTime = 0;
+  let concluded = false;
   const details = await fc.check(fc.asyncProperty(arb, async (r) => {
+    if (concluded) return;
     if (Date.now() >= options.deadline) { skippedForTime++; return; }
     sent++;
-    await check(r);
+    try {
+      await check(r);
+    } catch (e) {
+      if (e instanceof Broken && e.conclusive) concluded = true;
+      throw e;
+    }
   }), { seed: options.seed, numRuns: options.numRuns });
   if (!details.failed) return { operation, failed: false, message: '', sent, skippedForTime };
   const error = details.errorInstance;
   const request = details.counterexample?.[0];
   const lines = [`${operation}: ${error instanceof Error ? error.message : String(error)}`];
-  lines.push(`  found after ${details.numRuns} run(s), shrunk ${details.numShrinks} time(s); fast-check seed ${details.seed}, path "${details.counterexamplePath}"`);
+  const shrunk = concluded ? 'not shrunk (it stopped a read model: no later request can repeat it)' : `shrunk ${details.numShrinks} time(s)`;
+  lines.push(`  found after ${details.numRuns} run(s), ${shrunk}; fast-check seed ${details.seed}, path "${details.counterexamplePath}"`);
   if (request) lines.push('  request:', ...request.describe().split('\n').map((l) => `    ${l}`));
   if (error instanceof Broken) lines.push(`  answer: ${describeAnswer(error.answer)}`);
   else if (error instanceof Error && error.stack) lines.push(`  ${error.stack.split('\n').slice(1, 4).join('\n  ')}`);

@@ -64,7 +64,7 @@ export class ReadModelWatch {
       return `its events made ${added} projection failure(s) (${named.join('; ')})`;
     }
     const lagging = () => projections().filter((p) => p.lagEvents > 0 && !this.stopped.has(p.name));
-    for (let i = 0; i < 20 && lagging().length > 0; i++) {
+    for (let i = 0; i < 50 && lagging().length > 0; i++) {
       await new Promise((r) => setTimeout(r, 100));
       h = await health(this.url);
     }
