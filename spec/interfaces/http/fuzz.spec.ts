@@ -165,7 +165,7 @@ describe('Fuzz: every operation of the OpenAPI document, over HTTP', function ()
     const sent = reports.reduce((n, r) => n + r.sent, 0);
     const skipped = reports.reduce((n, r) => n + r.skippedForTime, 0);
     // eslint-disable-next-line no-console
-    console.log(`  [fuzz] ${reports.length} operations, ${sent} requests sent, ${skipped} runs skipped for time; ${failed.length} operation(s) failed${failed.length ? `:\n    ${failed.map((r) => r.message.split('\n')[0]).join('\n    ')}` : ''}`);
+    console.log(`  [fuzz] ${reports.length} properties, ${sent} requests sent, ${skipped} runs skipped for time; ${failed.length} failed${failed.length ? `:\n    ${failed.map((r) => r.message.split('\n')[0]).join('\n    ')}` : ''}`);
     if (w) await w.stop();
     else if (v) await v.stop({ keepDatabase: true }).catch(() => undefined).then(() => v.database.drop());
   });
