@@ -68,6 +68,10 @@ export function problemHandler(log: { error: (msg: string, meta?: unknown) => vo
     }
     if (e?.type === 'entity.parse.failed') return sendProblem(res, problem.badRequest('The request body is not valid JSON.'));
     if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return sendProblem(res, problem.badRequest(e.message ?? 'Unsupported encoding.'));
+    // A body sent with Content-Encoding gzip, deflate or br that does not inflate (zlib's own errors).
+    if (typeof (error as { code?: unknown })?.code === 'string' && /^(Z_|ERR_BROTLI)/.test((error as { code: string }).code)) {
+      return sendProblem(res, problem.badRequest(`The request body does not decode as its Content-Encoding (${req.headers['content-encoding'] ?? 'none'}) says.`));
+    }
     if (typeof e?.status === 'number' && Array.isArray(e.errors)) {
       if (e.status === 404) return sendProblem(res, problem.notFound(`No route ${req.method} ${req.path}.`));
       if (e.status === 405) return sendProblem(res, new HttpProblem(405, TITLES[405], `${req.method} is not allowed on ${req.path}.`));

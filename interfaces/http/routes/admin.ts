@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { RouteDef } from '../route';
+import { RowId } from '../row-id';
 import { Services } from '../services';
 import { SETTING_TEXT_MAX } from '../../../domain/settings/settings';
 import { width } from '../../../domain/shared/column-widths';
 import { Text } from '../text';
 
-const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Id = Type.Object({ id: RowId() });
 const Team = Type.Object({
   id: Type.Integer(), name: Type.String(), createdAt: Type.String(), members: Type.Array(Type.Integer()),
   grants: Type.Array(Type.Object({ kind: Type.String(), id: Type.Integer() })),
@@ -61,13 +62,13 @@ export function adminRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'post', path: '/teams/{id}/members', tag: 'Teams', summary: 'Add a member', auth: admin, params: Id,
-      body: Type.Object({ accountId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+      body: Type.Object({ accountId: RowId() }, { additionalProperties: false }),
       responses: { 201: { description: 'The team', schema: Team } },
       handler: async (req, res: Response) => { res.status(201); return s.teams.addMember(req.ctx!, Number(req.params.id), req.body.accountId); },
     },
     {
       method: 'delete', path: '/teams/{id}/members/{accountId}', tag: 'Teams', summary: 'Remove a member', auth: admin,
-      params: Type.Object({ id: Type.Integer({ minimum: 1 }), accountId: Type.Integer({ minimum: 1 }) }),
+      params: Type.Object({ id: RowId(), accountId: RowId() }),
       responses: { 204: { description: 'Removed' } },
       handler: async (req) => { await s.teams.removeMember(req.ctx!, Number(req.params.id), Number(req.params.accountId)); },
     },
@@ -78,13 +79,13 @@ export function adminRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'post', path: '/teams/{id}/grants', tag: 'Teams', summary: 'Grant a project or one target to the team', auth: admin, params: Id,
-      body: Type.Object({ kind: GrantKind, id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+      body: Type.Object({ kind: GrantKind, id: RowId() }, { additionalProperties: false }),
       responses: { 201: { description: 'The team', schema: Team } },
       handler: async (req, res: Response) => { res.status(201); return s.teams.addGrant(req.ctx!, Number(req.params.id), req.body.kind, req.body.id); },
     },
     {
       method: 'delete', path: '/teams/{id}/grants/{kind}/{targetId}', tag: 'Teams', summary: 'Withdraw a grant', auth: admin,
-      params: Type.Object({ id: Type.Integer({ minimum: 1 }), kind: GrantKind, targetId: Type.Integer({ minimum: 1 }) }),
+      params: Type.Object({ id: RowId(), kind: GrantKind, targetId: RowId() }),
       responses: { 204: { description: 'Withdrawn' } },
       handler: async (req) => { await s.teams.removeGrant(req.ctx!, Number(req.params.id), req.params.kind as never, Number(req.params.targetId)); },
     },

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { AuditService } from '../../../application/audit/audit-service';
 import { RouteDef, VigilRequest } from '../route';
+import { MAX_ROW_ID, RowId } from '../row-id';
 import { Services } from '../services';
 import { Text } from '../text';
 
@@ -14,8 +15,8 @@ export function auditRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: '/audit-log', tag: 'Audit', summary: 'Audit entries in chain order; type, actor, since filters; limit and after page through them', auth: auditors,
       query: Type.Object({
-        type: Type.Optional(Text({ max: 128 })), actor: Type.Optional(Type.Integer({ minimum: 1 })), since: Type.Optional(Text({ max: 40, format: 'date-time' })),
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Type.Integer({ minimum: 0 })),
+        type: Type.Optional(Text({ max: 128 })), actor: Type.Optional(RowId()), since: Type.Optional(Text({ max: 40, format: 'date-time' })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_ROW_ID })),
       }),
       responses: { 200: { description: 'Entries' } },
       handler: async (req: VigilRequest, res: Response) => {

@@ -1,11 +1,12 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { RouteDef } from '../route';
+import { RowId } from '../row-id';
 import { Services } from '../services';
 import { width } from '../../../domain/shared/column-widths';
 import { Text } from '../text';
 
-const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Id = Type.Object({ id: RowId() });
 const Nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
 const Name = Text({ minLength: 1, max: width('credentials.name') });
 const PrivateKey = Text({ minLength: 1, max: 16384, multiline: true });

@@ -4,6 +4,7 @@ import { gateAnswerJson, GateRequest, MAY_NOT_ASK } from '../../../application/g
 import { WRITING_ROLES } from '../../../domain/identity/roles';
 import { refuse } from '../../../domain/shared/decider';
 import { RouteDef, VigilRequest } from '../route';
+import { RowId } from '../row-id';
 import { Services } from '../services';
 import { width } from '../../../domain/shared/column-widths';
 import { Text } from '../text';
@@ -18,8 +19,8 @@ const Policy = Type.Object({
 }, { additionalProperties: false });
 
 const GateBody = Type.Object({
-  repositoryId: Type.Optional(Type.Integer({ minimum: 1 })),
-  containerId: Type.Optional(Type.Integer({ minimum: 1 })),
+  repositoryId: Type.Optional(RowId()),
+  containerId: Type.Optional(RowId()),
   repositoryUrl: Type.Optional(Text({ minLength: 1, max: width('repositories.url') })),
   branch: Type.Optional(Text({ max: width('repositories.branch') })),
   policy: Type.Optional(Type.Union([Policy, Type.Null()])),
@@ -37,10 +38,10 @@ const Verdict = Type.Object({
 
 const VerdictQuery = Type.Object({
   target_kind: Type.Optional(Type.Union([Type.Literal('repository'), Type.Literal('container')])),
-  target_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  target_id: Type.Optional(RowId()),
   since: Type.Optional(Text({ max: 40, description: 'ISO 8601 time: verdicts at or after it' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
-  before: Type.Optional(Type.Integer({ minimum: 1, description: 'page cursor: verdicts older than this id (the Link rel="next" header carries it)' })),
+  before: Type.Optional(RowId({ description: 'page cursor: verdicts older than this id (the Link rel="next" header carries it)' })),
 });
 
 /** ISO 8601 with a date and a time, normalised to the register's UTC form so that text order is time order. */

@@ -5,11 +5,12 @@ import { ROLES, SCOPES } from '../../../domain/identity/roles';
 import { failureBucket } from '../client-address';
 import { problem } from '../problem';
 import { RouteDef, VigilRequest } from '../route';
+import { RowId } from '../row-id';
 import { Services } from '../services';
 import { width } from '../../../domain/shared/column-widths';
 import { Text } from '../text';
 
-const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Id = Type.Object({ id: RowId() });
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
 const Scope = Type.Union(SCOPES.map((s) => Type.Literal(s)));
 const Account = Type.Object({
@@ -100,7 +101,7 @@ export function identityRoutes(s: Services): RouteDef[] {
       body: Type.Object({
         name: Text({ minLength: 1, max: width('api_keys.name') }), scopes: Type.Array(Word, { minItems: 1 }),
         expiresAt: Type.Optional(Type.Union([Text({ max: width('api_keys.expires_at'), format: 'date-time' }), Type.Null()])),
-        repositoryId: Type.Optional(Type.Integer({ minimum: 1 })), containerId: Type.Optional(Type.Integer({ minimum: 1 })),
+        repositoryId: Type.Optional(RowId()), containerId: Type.Optional(RowId()),
       }, { additionalProperties: false }),
       responses: { 201: { description: 'Issued', schema: Type.Intersect([ApiKey, Type.Object({ key: Type.String() })]) } },
       handler: async (req, res: Response) => { res.status(201); return s.identity.issueKey(req.ctx!, principalOf(req), req.body); },

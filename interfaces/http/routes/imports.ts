@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { RouteDef, takeBody, VigilRequest } from '../route';
+import { RowId } from '../row-id';
 import { Services } from '../services';
 import { width } from '../../../domain/shared/column-widths';
 import { Text } from '../text';
@@ -9,7 +10,7 @@ const governor = { sessionOnly: true, roles: ['platform_governor'] as const, rol
 const readers = { sessionOnly: true, roles: ['platform_governor', 'administrator', 'auditor', 'ciso'] as const, rolesDetail: 'Sources are listed to platform governors, administrators, CISOs and auditors.' };
 const SlugText = Text({ minLength: 1, max: width('sarif_sources.slug') });
 const Slug = Type.Object({ slug: SlugText });
-const RepoId = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const RepoId = Type.Object({ id: RowId() });
 
 /** Declared sources (spec 1 §2.5, §4.4) and SARIF imports (§4.3). */
 export function importRoutes(s: Services): RouteDef[] {
@@ -17,8 +18,8 @@ export function importRoutes(s: Services): RouteDef[] {
     {
       method: 'post', path: '/sarif-sources', tag: 'Sources', summary: 'Declare a source (platform governor, session); the same slug with a new key rotates the key', auth: governor,
       body: Type.Object({
-        slug: SlugText, name: Text({ minLength: 1, max: width('sarif_sources.name') }), api_key_id: Type.Integer({ minimum: 1 }),
-        project_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])), repository_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+        slug: SlugText, name: Text({ minLength: 1, max: width('sarif_sources.name') }), api_key_id: RowId(),
+        project_id: Type.Optional(Type.Union([RowId(), Type.Null()])), repository_id: Type.Optional(Type.Union([RowId(), Type.Null()])),
         // A tool's name also goes into its issues' tool key, import:<slug>/<tool>: the decider bounds the pair (issues.tool_key).
         kinds: Type.Optional(Type.Array(Text({ max: 40 }))), tools: Type.Optional(Type.Array(Text({ minLength: 1, max: 200 }))),
       }, { additionalProperties: false }),

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { issueEtag } from '../../../application/backlog/issue-queries';
 import { RouteDef, VigilRequest } from '../route';
+import { MAX_ROW_ID, RowId } from '../row-id';
 import { Services } from '../services';
 import { Text } from '../text';
 
@@ -13,11 +14,11 @@ export function issueRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: '/issues', tag: 'Issues', summary: 'The backlog you see, by id; filters of spec 1 §4.5; limit and after page through it', auth: { scope: 'read' },
       query: Type.Object({
-        triage_status: Type.Optional(TriageStatus), repository_id: Type.Optional(Type.Integer({ minimum: 1 })), container_id: Type.Optional(Type.Integer({ minimum: 1 })),
+        triage_status: Type.Optional(TriageStatus), repository_id: Type.Optional(RowId()), container_id: Type.Optional(RowId()),
         owasp_category: Type.Optional(Text({ max: 20 })), unsettled: Type.Optional(Type.Boolean()),
         status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('resolved')])),
         severity: Type.Optional(Type.Union(['critical', 'high', 'medium', 'low'].map((x) => Type.Literal(x)))),
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Type.Integer({ minimum: 0 })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_ROW_ID })),
       }),
       responses: { 200: { description: 'Issues' } },
       handler: async (req: VigilRequest, res: Response) => {
@@ -40,7 +41,7 @@ export function issueRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'get', path: '/issues/{id}', tag: 'Issues', summary: 'One issue with provenance and its history of decisions; ETag is its revision', auth: { scope: 'read' },
-      params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+      params: Type.Object({ id: RowId() }),
       responses: { 200: { description: 'The issue' }, 404: { description: 'Unknown or not visible' } },
       handler: async (req, res) => {
         const issue = await s.issues.get(req.principal!, Number(req.params.id));

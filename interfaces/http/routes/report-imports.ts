@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { RouteDef, takeBody, VigilRequest } from '../route';
+import { RowId } from '../row-id';
 import { Services } from '../services';
 
 type ReportImporter = Pick<Services['coverageImports'] | Services['testReportImports'] | Services['buildSbomImports'], 'import'>;
 
-const RepoId = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-const ImportId = Type.Object({ id: Type.Integer({ minimum: 1 }), importId: Type.Integer({ minimum: 1 }) });
+const RepoId = Type.Object({ id: RowId() });
+const ImportId = Type.Object({ id: RowId(), importId: RowId() });
 // Checked by the import itself, after the key and source (so that a refused key is told 403 and audited first).
 const commit = Type.Optional(Type.String({ description: 'The commit the pipeline built, hexadecimal (1 to 64 digits); kept as stated, verified against nothing' }));
 const branch = Type.Optional(Type.String({ description: 'The branch the pipeline built, as stated (1 to 255 characters)' }));

@@ -1,9 +1,10 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { TargetKind } from '../../../domain/targets';
 import { RouteDef } from '../route';
+import { RowId } from '../row-id';
 import { Services } from '../services';
 
-const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Id = Type.Object({ id: RowId() });
 const Nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
 const Status = Type.Union(['pending', 'scanning', 'completed', 'failed'].map((s) => Type.Literal(s)));
 const Step = Nullable(Type.Object({ tool: Type.String(), toolVersion: Nullable(Type.String()), findings: Type.Integer() }));
@@ -16,8 +17,8 @@ const Scan = Type.Object({
   createdCount: Nullable(Type.Integer()), resolvedCount: Nullable(Type.Integer()), reopenedCount: Nullable(Type.Integer()),
 });
 const ListQuery = Type.Object({
-  repo_id: Type.Optional(Type.Integer({ minimum: 1 })), container_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })), before: Type.Optional(Type.Integer({ minimum: 1 })),
+  repo_id: Type.Optional(RowId()), container_id: Type.Optional(RowId()),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })), before: Type.Optional(RowId()),
 });
 /** "Triggering a scan is an administrator's act" (spec 1 §5): sessions of administrators, keys with scope scan of administrators. */
 const triggerRule = { scope: 'scan', roles: ['administrator'], rolesDetail: "Triggering a scan is an administrator's act." } as const;

@@ -1,10 +1,11 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { ALL_GRADES } from '../../../domain/scorecards';
 import { RouteDef } from '../route';
+import { RowId } from '../row-id';
 import { Services } from '../services';
 import { Text } from '../text';
 
-const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Id = Type.Object({ id: RowId() });
 const Nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
 const Grade = Type.Union(ALL_GRADES.map((g) => Type.Literal(g)));
 const Kind = Type.Union([Type.Literal('repository'), Type.Literal('container')]);
@@ -66,7 +67,7 @@ export function scorecardRoutes(s: Services): RouteDef[] {
     {
       method: 'post', path: '/scorecards/badges', tag, auth: administrators,
       summary: 'Issue a public badge token for one target; the token appears in this answer only',
-      body: Type.Object({ repositoryId: Type.Optional(Type.Integer({ minimum: 1 })), containerId: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false }),
+      body: Type.Object({ repositoryId: Type.Optional(RowId()), containerId: Type.Optional(RowId()) }, { additionalProperties: false }),
       responses: { 201: { description: 'Issued: {id, token, targetKind, targetId, path, issuedAt}' }, 404: { description: 'Unknown target' } },
       handler: async (req, res) => { const badge = await s.scorecards.issueBadge(req.ctx!, req.body); res.status(201); return badge; },
     },

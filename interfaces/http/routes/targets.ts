@@ -2,12 +2,13 @@ import { TSchema, Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { TargetKind } from '../../../domain/targets';
 import { RouteDef, VigilRequest } from '../route';
+import { MAX_ROW_ID, RowId } from '../row-id';
 import { Services } from '../services';
 import { TARGET_NAME_MAX } from '../../../domain/targets/target';
 import { width } from '../../../domain/shared/column-widths';
 import { Text } from '../text';
 
-const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Id = Type.Object({ id: RowId() });
 const Nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
 const ScheduleFields = {
   scanManualOnly: Type.Optional(Type.Boolean()),
@@ -24,9 +25,9 @@ const Repository = Type.Object({
   sshKeyId: Nullable(Type.Integer()), httpsTokenId: Nullable(Type.Integer()),
 });
 /** The stored clone credential a repository names (GET /credentials): at most one; null clears; administrators only. */
-const CredentialFields = { sshKeyId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), httpsTokenId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))) };
+const CredentialFields = { sshKeyId: Type.Optional(Nullable(RowId())), httpsTokenId: Type.Optional(Nullable(RowId())) };
 const Container = Type.Object({ ...TargetCommon, image: Type.String() });
-const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })), after: Type.Optional(Type.Integer({ minimum: 0 })) });
+const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })), after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_ROW_ID })) });
 const writeRule = { sessionOnly: true } as const;
 // The decider bounds what derives from these: a repository's identity (repositories.identity) and a name taken from the url or image.
 const Url = Text({ minLength: 1, max: width('repositories.url') });
@@ -79,12 +80,12 @@ export function targetRoutes(s: Services): RouteDef[] {
       responses: { 200: { description: 'Groups' } }, handler: async () => s.targets.duplicates(),
     },
     ...perKind('repository', 'repositories', Repository,
-      Type.Object({ url: Url, branch: Type.Optional(Branch), subPath: Type.Optional(SubPath), name: Type.Optional(Name), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
-      Type.Object({ url: Type.Optional(Url), branch: Type.Optional(Branch), subPath: Type.Optional(SubPath), name: Type.Optional(Nullable(Name)), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
+      Type.Object({ url: Url, branch: Type.Optional(Branch), subPath: Type.Optional(SubPath), name: Type.Optional(Name), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
+      Type.Object({ url: Type.Optional(Url), branch: Type.Optional(Branch), subPath: Type.Optional(SubPath), name: Type.Optional(Nullable(Name)), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
       'Repository'),
     ...perKind('container', 'containers', Container,
-      Type.Object({ image: Image, name: Type.Optional(Name), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
-      Type.Object({ image: Type.Optional(Image), name: Type.Optional(Nullable(Name)), projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))), ...ScheduleFields }, { additionalProperties: false }),
+      Type.Object({ image: Image, name: Type.Optional(Name), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields }, { additionalProperties: false }),
+      Type.Object({ image: Type.Optional(Image), name: Type.Optional(Nullable(Name)), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields }, { additionalProperties: false }),
       'Container image'),
     {
       method: 'get', path: '/solutions', tag: 'Portfolio', summary: 'Solutions, each project with detectedLanguages and languagesUnknownFor', auth: { scope: 'read' },
@@ -102,7 +103,7 @@ export function targetRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'post', path: '/projects', tag: 'Portfolio', summary: 'Create a project (administrator, CISO)', auth: { sessionOnly: true, roles: ['administrator', 'ciso'] },
-      body: Type.Object({ name: Text({ minLength: 1, max: width('projects.name') }), solutionId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))) }, { additionalProperties: false }),
+      body: Type.Object({ name: Text({ minLength: 1, max: width('projects.name') }), solutionId: Type.Optional(Nullable(RowId())) }, { additionalProperties: false }),
       responses: { 201: { description: 'Created' } },
       handler: async (req, res) => { res.status(201); return s.targets.createProject(req.ctx!, req.body.name, req.body.solutionId ?? null); },
     },

@@ -4,6 +4,7 @@ import { issueEtag } from '../../../application/backlog/issue-queries';
 import { WRITING_ROLES } from '../../../domain/identity/roles';
 import { EXPIRES_IN_DAYS, NOT_AFFECTED_JUSTIFICATIONS, REFUSAL_STATUSES, TRIAGE_STATUSES } from '../../../domain/triage';
 import { AuthRule, RouteDef, VigilRequest } from '../route';
+import { MAX_ROW_ID, RowId } from '../row-id';
 import { Services } from '../services';
 import { Text } from '../text';
 
@@ -19,7 +20,7 @@ const Decision = {
   comment: Comment,
   expires_in_days: ExpiresInDays,
 };
-const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Id = Type.Object({ id: RowId() });
 
 /**
  * Who decides: a signed-in account that writes (administrator, CISO, security lead, writer). Integration
@@ -62,8 +63,8 @@ export function triageRoutes(s: Services): RouteDef[] {
         + '(200, 403, 404, 409 issue-changed-meanwhile when its ifMatch is stale, ...). A malformed decision or ifMatch, a repeated id, '
         + 'or both or neither of issues and ids: 400 and nothing is written.',
       body: Type.Object({
-        issues: Type.Optional(Type.Array(Type.Object({ id: Type.Integer({ minimum: 1 }), ifMatch: Type.Optional(Nullable(Text({ max: 40 }))) }, { additionalProperties: false }), { minItems: 1, maxItems: 500 })),
-        ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 500 })),
+        issues: Type.Optional(Type.Array(Type.Object({ id: RowId(), ifMatch: Type.Optional(Nullable(Text({ max: 40 }))) }, { additionalProperties: false }), { minItems: 1, maxItems: 500 })),
+        ids: Type.Optional(Type.Array(RowId(), { minItems: 1, maxItems: 500 })),
         ...Decision,
       }, { additionalProperties: false }),
       responses: { 200: { description: 'Per-issue outcomes' }, 400: { description: 'Request refused as a whole; nothing written' }, 403: { description: 'Not an account that writes, or a key' } },
@@ -95,9 +96,9 @@ export function triageRoutes(s: Services): RouteDef[] {
       summary: 'Exceptions on open issues you see: granted (a settled status in force) or requested (pending_approval); each entry has granted, '
         + 'requested_status, justification, comment, reviewDate, requestedBy. Filters repository_id, container_id, state=granted|requested; limit and after page by issue id.',
       query: Type.Object({
-        repository_id: Type.Optional(Type.Integer({ minimum: 1 })), container_id: Type.Optional(Type.Integer({ minimum: 1 })),
+        repository_id: Type.Optional(RowId()), container_id: Type.Optional(RowId()),
         state: Type.Optional(literals(['granted', 'requested'])),
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Type.Integer({ minimum: 0 })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_ROW_ID })),
       }),
       responses: { 200: { description: 'Exceptions, by issue id' } },
       handler: async (req: VigilRequest, res: Response) => {
@@ -117,7 +118,7 @@ export function triageRoutes(s: Services): RouteDef[] {
       },
     },
     {
-      method: 'post', path: '/exceptions/{issueId}/reviews', tag: 'Triage', auth: decides, params: Type.Object({ issueId: Type.Integer({ minimum: 1 }) }),
+      method: 'post', path: '/exceptions/{issueId}/reviews', tag: 'Triage', auth: decides, params: Type.Object({ issueId: RowId() }),
       summary: 'Review an exception {action: confirm|extend|revoke, expires_in_days?, comment?}: confirm keeps it; extend (will_not_fix only) sets the '
         + 'review date to now + expires_in_days, which must be later; revoke sends the issue back to under_review. Under four-eyes the account the '
         + 'exception rests on may not confirm or extend it. Answers the issue with its new ETag; If-Match as for triage.',
