@@ -41,7 +41,8 @@ export function defaultSettings(): Record<string, SettingValue> {
 }
 
 function validate(name: string, value: unknown): SettingValue {
-  const def = SETTINGS[name];
+  // An own member only: "__proto__" or "constructor" as a name must not find Object.prototype's.
+  const def = Object.hasOwn(SETTINGS, name) ? SETTINGS[name] : undefined;
   if (!def) throw refuse.invalid(`Unknown setting "${name}"; known settings: ${Object.keys(SETTINGS).join(', ')}.`);
   if (def.kind === 'boolean') {
     if (typeof value !== 'boolean') throw refuse.invalid(`Setting ${name} takes true or false.`);

@@ -44,3 +44,21 @@ describe('Malformed requests are 400, never 500 (issue #17)', function () {
     }
   });
 });
+
+describe('Settings named like Object.prototype members (found by the fuzz suite)', function () {
+  this.timeout(60_000);
+  let v: RunningVigil;
+  before(async () => { v = await startVigil(); });
+  after(async () => { await v.stop(); });
+
+  it('"__proto__", "constructor" and "toString" are unknown settings: 400, nothing written', async () => {
+    const admin = await v.signIn();
+    for (const raw of ['{"__proto__":0}', '{"__proto__":0,"__proto__":null}', '{"constructor":1}', '{"toString":true}']) {
+      const before = await v.eventCount();
+      const r = await v.request('PATCH', '/settings', { token: admin, raw, contentType: 'application/json' });
+      expect(r.status, `${raw}: ${r.text}`).to.equal(400);
+      expect(r.body.detail).to.match(/Unknown setting/);
+      expect(await v.eventCount()).to.equal(before);
+    }
+  });
+});
