@@ -5,6 +5,7 @@ import winston from 'winston';
 import { buildContainer, servicesOf } from '../../../infrastructure/container';
 import { allRoutes } from '../../../interfaces/http/routes';
 import { RouteDef } from '../../../interfaces/http/route';
+import { RouteTable } from '../../../interfaces/http/route-table';
 import { runMigrations } from '../../../migrations';
 import { requireCorpus } from '../../support/corpus';
 import { TestEngine } from '../../support/databases';
@@ -115,7 +116,15 @@ describe('Fuzz: every operation of the OpenAPI document, over HTTP', function ()
     secrets = {
       admin: seeded.admin.token, governor: seeded.governor.token, key: seeded.key.key,
       adminBasic: Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64'),
-      freshSession: () => v.signIn(),
+      // Fuzzed password resets may name the administrator's account: put the password back then.
+      freshSession: async () => {
+        try {
+          return await v.signIn();
+        } catch {
+          await v.services.identity.resetPassword({ actor: null, now: new Date() }, seeded.admin.id, ADMIN.password);
+          return v.signIn();
+        }
+      },
     };
     serverLog = new ServerLog(v.services.log);
     // The runner logs "Projection <names> failed" with the error; a projection stepped alone logs its own name.
@@ -182,8 +191,12 @@ describe('Fuzz: every operation of the OpenAPI document, over HTTP', function ()
 
   /** Spellings of declared paths sent with no credential: exact routing answers 404 before any handler or rule. */
   const routing = (title: string, pick: (op: Operation) => boolean) => it(title, async () => {
+    const table = new RouteTable(routes);
     const arb = pathVariants(ops.filter(pick), base, fill);
     const details = await fc.check(fc.asyncProperty(arb, async (p) => {
+      // A spelling that is plainly another declared path (/repositories/Duplicates is /repositories/{id})
+      // is that route, under its own rule: not a way around one.
+      if (table.resolve(p.op.method.toUpperCase(), p.variant).kind !== 'none') return;
       const body = ['post', 'put', 'patch'].includes(p.op.method) ? Buffer.from('{}') : null;
       const mark = serverLog.mark();
       const answer = await rawRequest(v.url, p.op.method.toUpperCase(), p.variant, body ? { 'content-type': 'application/json' } : {}, body, 15_000);
