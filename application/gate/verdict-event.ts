@@ -16,10 +16,13 @@ export const GATE_FAILED_SIEM = { signature: 'VGL-SEC-003', name: 'SECURITY_GATE
 /**
  * Violations kept in full in the event (and the register row), in verdict order: observation,
  * kev, severity from critical down, coverage. The rest are counted. A target with 20,000 open
- * criticals would otherwise make a 4 MB event (EVENT-SOURCING trap 7; the store refuses 900 KB);
- * 200 violations stay under about 330 KB even with the longest identifier and package names.
+ * criticals would otherwise make a 4 MB event (EVENT-SOURCING trap 7; the store refuses 900 KB).
+ * 100 rather than 200 (ADR 0008, amendment of issue #17): every kept violation is written twice
+ * per call (event, register row) and read back by the projection; on a target whose verdict lists
+ * thousands, 200 put the gate's p99 past its figure under 32 callers, while the answer (all of
+ * them) and the register's counts per rule are unchanged.
  */
-export const KEPT_VIOLATIONS = 200;
+export const KEPT_VIOLATIONS = 100;
 
 /** The policy as applied (defaults filled in), in the request's own spelling. */
 export interface AppliedPolicy {
