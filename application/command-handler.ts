@@ -1,5 +1,6 @@
 import { Decider, DomainError, DomainEvent, fold } from '../domain/shared/decider';
-import { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent, StreamAppend, WrongExpectedRevision } from './ports/event-store';
+import { AppendResult, EventStore, ExpectedRevision, StreamAppend, WrongExpectedRevision } from './ports/event-store';
+import { EventMetadata, NewEvent, RecordedEvent } from '../domain/shared/event-envelope';
 import { IdGenerator } from './ports/ids';
 import { CoalescingAppender } from './shared/coalescing-appender';
 

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { RecordedEvent } from '../application/ports/event-store';
+import { RecordedEvent } from '../domain/shared/event-envelope';
 import { Projection } from './engine/projection';
 
 /**

@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import type {
   EpssScoresSynchronised, FeedName, FeedRefused, IssueKevListed, KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed,
 } from '../application/enrichment/feed-events';
-import { RecordedEvent } from '../application/ports/event-store';
+import { RecordedEvent } from '../domain/shared/event-envelope';
 import type { IssueDetected } from '../domain/backlog/issue';
 import { cleanText } from './engine/column-fit';
 import { handledBy, Projection } from './engine/projection';

@@ -1,4 +1,4 @@
-import { RecordedEvent } from '../application/ports/event-store';
+import { RecordedEvent } from '../domain/shared/event-envelope';
 import type { GateVerdictGivenData, StoredViolations } from '../application/gate/verdict-event';
 import { Projection } from './engine/projection';
 

@@ -1,4 +1,4 @@
-import { RecordedEvent } from '../application/ports/event-store';
+import { RecordedEvent } from '../domain/shared/event-envelope';
 import { Projection } from './engine/projection';
 import { RowWriter } from './engine/row-writer';
 

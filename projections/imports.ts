@@ -1,5 +1,5 @@
 import { sha256Hex } from '../infrastructure/crypto/tokens';
-import { RecordedEvent } from '../application/ports/event-store';
+import { RecordedEvent } from '../domain/shared/event-envelope';
 import { Projection } from './engine/projection';
 import { RowWriter } from './engine/row-writer';
 

@@ -1,6 +1,6 @@
-import { RecordedEvent } from '../application/ports/event-store';
+import { RecordedEvent } from '../domain/shared/event-envelope';
 import type { ScanClaimedData, ScanCompletedData, ScanFailedData, ScanRequestedData, ScanRetryScheduledData } from '../domain/scans/scan';
-import { SCAN_STREAM } from '../domain/scans/scan';
+import { SCAN_STREAM } from '../domain/shared/streams';
 import { Projection } from './engine/projection';
 import { RowWriter } from './engine/row-writer';
 

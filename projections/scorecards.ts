@@ -1,9 +1,10 @@
-import { RecordedEvent } from '../application/ports/event-store';
+import { RecordedEvent } from '../domain/shared/event-envelope';
 import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../application/enrichment/feed-events';
 import type { IssueDetected, IssueReopened } from '../domain/backlog/issue';
 import { isImportedOrPlugin } from '../domain/gate/issue-types';
 import { isSeverity, type Severity } from '../domain/gate/severity';
-import { SCAN_STREAM, type ScanCompletedData, type ScanFailedData } from '../domain/scans/scan';
+import { type ScanCompletedData, type ScanFailedData } from '../domain/scans/scan';
+import { SCAN_STREAM } from '../domain/shared/streams';
 import { countsInSecurityFigures, gradeFor, RISK_POINTS, riskPointsOfIssue, scoreFromRiskPoints } from '../domain/scorecards';
 import type { TriageStatus } from '../domain/triage/status';
 import { cleanText } from './engine/column-fit';

@@ -1,6 +1,7 @@
-import { RecordedEvent } from '../application/ports/event-store';
+import { RecordedEvent } from '../domain/shared/event-envelope';
 import type { ContainerImageRegisteredData, RepositoryRegisteredData, TargetDeletedData, TargetUpdatedData } from '../domain/targets';
-import { SCAN_STREAM, ScanCompletedData } from '../domain/scans/scan';
+import { ScanCompletedData } from '../domain/scans/scan';
+import { SCAN_STREAM } from '../domain/shared/streams';
 import type { ScanScheduled } from '../domain/scans/waiting';
 import { Projection } from './engine/projection';
 import { RowWriter } from './engine/row-writer';

@@ -1,5 +1,6 @@
 import { byIdentity, KnownIssue, reconcile, unknownKeys } from '../../domain/backlog/reconcile';
-import { Finding, issueStream, Provenance, TargetKind } from '../../domain/backlog/issue';
+import { Finding, Provenance } from '../../domain/backlog/issue';
+import { TargetKind } from '../../domain/shared/target-kind';
 import { DomainEvent } from '../../domain/shared/decider';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, Committed, RequestContext } from '../command-handler';

@@ -5,6 +5,7 @@ import { Database } from '../../infrastructure/db/database';
 import { EventStore } from '../ports/event-store';
 import { Principal } from '../identity/principal';
 import { Visibility } from '../identity/visibility';
+import { streams } from '../../domain/shared/streams';
 
 export interface IssueRow {
   id: number; issue_key: string; target_kind: 'repository' | 'container'; target_id: number; type: string; tool_key: string; tool_name: string;
@@ -90,7 +91,7 @@ export class IssueQueries {
   /** One issue with its history: every lifecycle fact and decision on its stream, oldest first. */
   async get(principal: Principal, id: number) {
     const row = await this.visibleRow(principal, id);
-    const events = await this.store.readStream(`issue-${row.issue_key}`);
+    const events = await this.store.readStream(streams.issue(row.issue_key));
     const history = events.map((e) => {
       const d = e.data as Record<string, unknown>;
       const lifecycle = e.type === 'IssueDetected' || e.type === 'IssueResolved' || e.type === 'IssueReopened';

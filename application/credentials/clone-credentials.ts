@@ -1,8 +1,9 @@
-import { credentialStream, CredentialEvent, currentSecret } from '../../domain/credentials/credential';
+import { CredentialEvent, currentSecret } from '../../domain/credentials/credential';
 import { Database } from '../../infrastructure/db/database';
 import { EventStore } from '../ports/event-store';
 import { CloneCredential, ScanFailure, ScanTarget } from '../ports/scanning';
 import { SecretBox, SecretUnusable } from '../ports/secret-box';
+import { streams } from '../../domain/shared/streams';
 
 /**
  * Hands the built-in worker the credential a repository names, unsealed for one run (issue #4). It
@@ -19,12 +20,12 @@ export class CloneCredentials {
     const row: { credential_id: number | null } | undefined = await this.db.knex('repositories').where({ id: target.id }).select('credential_id').first();
     if (!row || row.credential_id === null) return undefined;
     const id = Number(row.credential_id);
-    const recorded = await this.store.readStream<CredentialEvent['data']>(credentialStream(id));
+    const recorded = await this.store.readStream<CredentialEvent['data']>(streams.credential(id));
     const secret = currentSecret(recorded.map((r) => ({ type: r.type, data: r.data }) as CredentialEvent));
     if (!secret) throw new ScanFailure('permanent', `credential unusable: stored credential ${id} was removed; name another one on repository ${target.id}.`);
     let plaintext: string;
     try {
-      plaintext = this.box.open(secret.facts.sealed, credentialStream(id));
+      plaintext = this.box.open(secret.facts.sealed, streams.credential(id));
     } catch (error) {
       if (!(error instanceof SecretUnusable)) throw error;
       throw new ScanFailure('permanent', `credential unusable: stored credential ${id} ("${secret.name}") cannot be opened: ${error.message}. Put the key that sealed it in VIGIL_PREVIOUS_ENCRYPTION_KEYS, or store the secret again (PUT /credentials/${id}).`);

@@ -1,8 +1,9 @@
-import { credentialDecider, credentialStream } from '../../domain/credentials/credential';
+import { credentialDecider } from '../../domain/credentials/credential';
 import { CredentialRef, tokenHostOf } from '../../domain/targets/clone-endpoint';
 import { DomainEvent } from '../../domain/shared/decider';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { ExpectedRevision } from '../ports/event-store';
+import { streams } from '../../domain/shared/streams';
 
 export type StreamAppendPlan = { stream: string; events: DomainEvent[]; expectedRevision: ExpectedRevision };
 
@@ -24,16 +25,16 @@ export class CredentialLinks {
     const plans: StreamAppendPlan[] = [];
     const moved = previous?.id !== next?.id;
     if (next && (moved || recheck)) {
-      const { state, revision } = await this.commands.load(credentialStream(next.id), credentialDecider);
+      const { state, revision } = await this.commands.load(streams.credential(next.id), credentialDecider);
       const events = credentialDecider.decide({
         type: 'AttachCredential', id: next.id, repositoryId, expectedKind: next.kind, urlHost: tokenHostOf(url), actor: ctx.actor, now: ctx.now,
       }, state);
-      plans.push({ stream: credentialStream(next.id), events, expectedRevision: revision ?? 'no_stream' });
+      plans.push({ stream: streams.credential(next.id), events, expectedRevision: revision ?? 'no_stream' });
     }
     if (previous && moved) {
-      const { state, revision } = await this.commands.load(credentialStream(previous.id), credentialDecider);
+      const { state, revision } = await this.commands.load(streams.credential(previous.id), credentialDecider);
       const events = credentialDecider.decide({ type: 'DetachCredential', repositoryId, actor: ctx.actor, now: ctx.now }, state);
-      plans.push({ stream: credentialStream(previous.id), events, expectedRevision: revision ?? 'no_stream' });
+      plans.push({ stream: streams.credential(previous.id), events, expectedRevision: revision ?? 'no_stream' });
     }
     return plans;
   }

@@ -1,11 +1,10 @@
-import {
-  credentialDecider, CredentialKind, credentialStream, inspectPrivateKey, normaliseTokenHost, parseKnownHosts, SaveCredential, validateToken, validateTokenUser,
-} from '../../domain/credentials';
+import { credentialDecider, CredentialKind, inspectPrivateKey, normaliseTokenHost, parseKnownHosts, SaveCredential, validateToken, validateTokenUser } from '../../domain/credentials';
 import { DomainError, refuse } from '../../domain/shared/decider';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { IdGenerator } from '../ports/ids';
 import { SecretBox } from '../ports/secret-box';
+import { streams } from '../../domain/shared/streams';
 
 export interface CredentialRow {
   id: number; kind: CredentialKind; name: string; host: string | null; username: string | null;
@@ -88,17 +87,17 @@ export class CredentialService {
   private async saveNew(ctx: RequestContext, name: string, secret: string, details: Pick<SaveCredential, 'kind' | 'ssh' | 'https'>) {
     this.requireKey();
     const id = await this.ids.next('credential');
-    await this.commands.execute(credentialStream(id), credentialDecider, {
-      type: 'SaveCredential', id, name, actor: ctx.actor, now: ctx.now, ...details, sealed: this.box.seal(secret, credentialStream(id)),
+    await this.commands.execute(streams.credential(id), credentialDecider, {
+      type: 'SaveCredential', id, name, actor: ctx.actor, now: ctx.now, ...details, sealed: this.box.seal(secret, streams.credential(id)),
     }, ctx);
     return this.get(id);
   }
 
   /** PUT /credentials/{id}: a new secret of the same kind (and optionally name, knownHosts or username). */
   async replace(ctx: RequestContext, id: number, body: ReplaceBody) {
-    const { state } = await this.commands.load(credentialStream(id), credentialDecider);
+    const { state } = await this.commands.load(streams.credential(id), credentialDecider);
     if (state.status !== 'active') throw refuse.notFound(`No stored credential ${id}.`);
-    const stream = credentialStream(id);
+    const stream = streams.credential(id);
     if (state.kind === 'ssh_key') {
       if (body.token !== undefined || body.username !== undefined) throw refuse.invalid(`Credential ${id} is an SSH key: give privateKey (and knownHosts), not token or username.`);
       if (body.privateKey === undefined) throw refuse.invalid(`privateKey is required: PUT replaces the secret of SSH key ${id}.`);
@@ -125,7 +124,7 @@ export class CredentialService {
   /** DELETE /credentials/{id}: refused (409, naming them) while repositories name it; they would fail every scan. */
   async remove(ctx: RequestContext, id: number): Promise<void> {
     try {
-      await this.commands.execute(credentialStream(id), credentialDecider, { type: 'RemoveCredential', actor: ctx.actor, now: ctx.now }, ctx);
+      await this.commands.execute(streams.credential(id), credentialDecider, { type: 'RemoveCredential', actor: ctx.actor, now: ctx.now }, ctx);
     } catch (error) {
       if (!(error instanceof DomainError) || error.kind !== 'conflict' || !Array.isArray(error.extensions.repositoryIds)) throw error;
       const ids = error.extensions.repositoryIds as number[];

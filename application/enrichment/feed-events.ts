@@ -32,9 +32,6 @@ export interface KevEntry {
 }
 export const FEEDS: readonly FeedName[] = ['kev', 'epss'];
 
-export const feedStream = (feed: FeedName) => `feed-${feed}`;
-export const kevListedStream = (issueKey: string) => `kev-listed-${issueKey}`;
-
 /** Document 2 §6: "a KEV synchronisation newly lists the CVE of an open issue; once per issue". */
 export const KEV_LISTED_SIEM = { signature: 'VGL-SEC-002', name: 'Actively exploited vulnerability detected', severity: 10 } as const;
 

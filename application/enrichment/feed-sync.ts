@@ -11,11 +11,9 @@ import { CommandHandler, RequestContext } from '../command-handler';
 import { Clock } from '../ports/clock';
 import { ExpectedRevision, WrongExpectedRevision } from '../ports/event-store';
 import { IdGenerator } from '../ports/ids';
-import {
-  EpssScoresSynchronised, FeedName, FEEDS, feedStream, IssueKevListed, KEV_LISTED_SIEM, KevCatalogueSynchronised, KevEntriesDelisted,
-  KevEntriesListed, KevEntry, kevListedStream,
-} from './feed-events';
+import { EpssScoresSynchronised, FeedName, FEEDS, IssueKevListed, KEV_LISTED_SIEM, KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed, KevEntry } from './feed-events';
 import { catalogueDigest, diffCatalogue, epssFreshness, kevFreshness, partsUnder, shrinksLikePartial } from './feed-rules';
+import { streams } from '../../domain/shared/streams';
 
 export interface SyncOutcome {
   feed: FeedName;
@@ -187,7 +185,7 @@ export class FeedSync {
       const signals = await this.signals(diff.newly, catalogue, at);
       try {
         await this.commands.appendAll([
-          { stream: feedStream('kev'), events: [...listedParts, ...delistedParts, summary], expectedRevision: expectedOf(current) },
+          { stream: streams.feed('kev'), events: [...listedParts, ...delistedParts, summary], expectedRevision: expectedOf(current) },
           ...signals,
         ], ctx);
       } catch (error) {
@@ -222,7 +220,7 @@ export class FeedSync {
         data: { scoreDate: file.scoreDate, modelVersion: file.modelVersion, count: file.count, sha256: file.sha256, generation, at: ctx.now.toISOString() },
       };
       try {
-        await this.commands.appendAll([{ stream: feedStream('epss'), events: [event], expectedRevision: expectedOf(current) }], ctx);
+        await this.commands.appendAll([{ stream: streams.feed('epss'), events: [event], expectedRevision: expectedOf(current) }], ctx);
       } catch (error) {
         await deleteEpssGeneration(this.db, generation);
         if (error instanceof WrongExpectedRevision && attempt < ATTEMPTS) {
@@ -260,7 +258,7 @@ export class FeedSync {
             packageName: r.package_name, packageVersion: r.package_version, catalogueVersion: catalogue.version, dateAdded: entry.dateAdded, at, siem: KEV_LISTED_SIEM,
           },
         };
-        out.push({ stream: kevListedStream(r.issue_key), events: [event], expectedRevision: 'no_stream' });
+        out.push({ stream: streams.kevListed(r.issue_key), events: [event], expectedRevision: 'no_stream' });
       }
     }
     return out;
@@ -272,7 +270,7 @@ export class FeedSync {
     if (this.stopping.signal.aborted) return { feed, outcome: 'refused', reason: 'The server is stopping; the feed in use is kept.', version: null, count: null };
     this.log.warn(`${feed.toUpperCase()} feed refused; the one in use is kept`, { reason: error.message });
     await this.commands.appendAll([{
-      stream: feedStream(feed), expectedRevision: 'any',
+      stream: streams.feed(feed), expectedRevision: 'any',
       events: [{ type: 'FeedRefused', data: { feed, kind: error.kind, reason: error.message.slice(0, 1000), at: ctx.now.toISOString() } }],
     }], ctx);
     const current = (await this.states()).get(feed);
@@ -298,7 +296,7 @@ export class FeedSync {
    * until the feed state has its events (bounded), so the next attempt compares with what it wrote.
    */
   private async caughtUp(feed: FeedName, conflict: WrongExpectedRevision, timeoutMs = 10_000): Promise<void> {
-    if (conflict.stream !== feedStream(feed)) {
+    if (conflict.stream !== streams.feed(feed)) {
       // A signal stream already written (its register lags): give the projection a moment.
       await new Promise((r) => setTimeout(r, 100));
       return;

@@ -7,12 +7,14 @@ import { Database } from '../../infrastructure/db/database';
 import { preparedRows } from '../../infrastructure/db/prepared';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
-import { TARGET_NOUN, TargetKind, Visibility } from '../identity/visibility';
+import { Visibility } from '../identity/visibility';
+import { TARGET_NOUN, TargetKind } from '../../domain/shared/target-kind';
 import { IdGenerator } from '../ports/ids';
 import { IdBlocks } from '../shared/id-blocks';
 import { BacklogVersion, EvaluatedVerdict, VerdictCache } from './verdict-cache';
 import { GateReads, TargetState } from './gate-reads';
-import { AppliedPolicy, appliedPolicy, GATE_FAILED_SIEM, StoredViolations, verdictGiven, verdictStream } from './verdict-event';
+import { AppliedPolicy, appliedPolicy, GATE_FAILED_SIEM, StoredViolations, verdictGiven } from './verdict-event';
+import { streams } from '../../domain/shared/streams';
 
 /** POST /gate (CONVENTIONS.md): one way of naming the target, and an optional policy. */
 export interface GateRequest {
@@ -160,7 +162,7 @@ export class GateService {
       id, targetKind: target.kind, targetId: target.id, passed: verdict.passed, violations: verdict.violations, policy: applied,
       accountId: principal.accountId, keyId: principal.keyId, at,
     });
-    await this.commands.appendGrouped([{ stream: verdictStream(id), events: [event], expectedRevision: 'no_stream' }], ctx);
+    await this.commands.appendGrouped([{ stream: streams.gateVerdict(id), events: [event], expectedRevision: 'no_stream' }], ctx);
     return { id, targetKind: target.kind, targetId: target.id, passed: verdict.passed, violations: verdict.violations, policy: applied, at, violationsJson: verdict.violationsJson };
   }
 

@@ -1,14 +1,13 @@
 import type { GatePolicy } from '../../domain/gate/policy';
 import type { Violation, ViolationRule } from '../../domain/gate/verdict';
 import type { DomainEvent } from '../../domain/shared/decider';
-import type { TargetKind } from '../identity/visibility';
+import type { TargetKind } from '../../domain/shared/target-kind';
 
 /**
  * One gate call, one fact (spec 1 §2.8: "every call writes one row in the verdict register").
  * Each verdict is its own stream, appended with no_stream: 32 pipelines gating one target at once
  * never contend on a shared stream's revision (a per-target stream with 'any' would make them).
  */
-export const verdictStream = (verdictId: number) => `gate-verdict-${verdictId}`;
 
 /** Spec 1 §6 and document 2 §6 (S2.6-31): a failing verdict signals VGL-SEC-003 SECURITY_GATE_FAILED. */
 export const GATE_FAILED_SIEM = { signature: 'VGL-SEC-003', name: 'SECURITY_GATE_FAILED' } as const;

@@ -12,7 +12,9 @@ import { Clock } from '../ports/clock';
 import { IdGenerator } from '../ports/ids';
 import { Principal } from './principal';
 import { SignInThrottle, ThrottleScope } from './sign-in-throttle';
-import { TARGET_NOUN, Visibility } from './visibility';
+import { Visibility } from './visibility';
+import { TARGET_NOUN } from '../../domain/shared/target-kind';
+import { streams } from '../../domain/shared/streams';
 
 export interface AccountRow {
   id: number; username: string; display_name: string; roles: string; active: boolean | number; password_hash: string | null; created_at: string; updated_at: string;
@@ -21,10 +23,6 @@ export interface ApiKeyRow {
   id: number; account_id: number; name: string; scopes: string; key_hash: string; key_prefix: string;
   restriction_kind: 'repository' | 'container' | null; restriction_id: number | null; expires_at: string | null; revoked_at: string | null; revoked_reason: string | null; created_at: string;
 }
-
-export const accountStream = (id: number) => `account-${id}`;
-export const usernameStream = (username: string) => `username-${username.toLowerCase()}`;
-export const apiKeyStream = (id: number) => `api-key-${id}`;
 
 /** Spec 2 §6: the password throttle refuses an attempt (once per ceiling reached). */
 export const SIGN_IN_CEILING_SIEM = { signature: 'VGL-SEC-007', name: 'Sign-in failure ceiling reached', severity: 7 } as const;
@@ -96,9 +94,9 @@ export class IdentityService {
     );
     try {
       await this.commands.appendAll([
-        ...(bootstrap ? [{ stream: 'bootstrap', events: [{ type: 'InstallationBootstrapped', data: { accountId: id } }], expectedRevision: 'no_stream' as const }] : []),
-        { stream: usernameStream(body.username), events: [{ type: 'UsernameReserved', data: { accountId: id, username: body.username } }], expectedRevision: 'no_stream' },
-        { stream: accountStream(id), events, expectedRevision: 'no_stream' },
+        ...(bootstrap ? [{ stream: streams.bootstrap, events: [{ type: 'InstallationBootstrapped', data: { accountId: id } }], expectedRevision: 'no_stream' as const }] : []),
+        { stream: streams.username(body.username), events: [{ type: 'UsernameReserved', data: { accountId: id, username: body.username } }], expectedRevision: 'no_stream' },
+        { stream: streams.account(id), events, expectedRevision: 'no_stream' },
       ], ctx);
     } catch (error) {
       if ((error as Error).name === 'WrongExpectedRevision') throw refuse.conflict(`The username "${body.username}" is taken.`);
@@ -119,7 +117,7 @@ export class IdentityService {
   }
 
   async updateAccount(ctx: RequestContext, id: number, patch: { displayName?: string; roles?: string[]; active?: boolean }) {
-    await this.commands.execute(accountStream(id), accountDecider, { type: 'UpdateAccount', ...patch }, ctx);
+    await this.commands.execute(streams.account(id), accountDecider, { type: 'UpdateAccount', ...patch }, ctx);
     // A deactivated account's sessions end: reactivating it must not bring them back (issue #17).
     if (patch.active === false) await this.endSessions(ctx, id);
     return this.getAccount(id);
@@ -130,7 +128,7 @@ export class IdentityService {
     const row: AccountRow | undefined = await this.db.knex('accounts').where({ id: principal.accountId }).first();
     if (!row || !(await verifyPassword(currentPassword ?? '', row.password_hash))) throw refuse.forbidden('The current password is not right.');
     checkNewPassword(newPassword);
-    await this.commands.execute(accountStream(principal.accountId), accountDecider, { type: 'ChangeOwnPassword', passwordHash: await hashPassword(newPassword) }, ctx);
+    await this.commands.execute(streams.account(principal.accountId), accountDecider, { type: 'ChangeOwnPassword', passwordHash: await hashPassword(newPassword) }, ctx);
     await this.endSessions(ctx, principal.accountId, sessionToken);
     // Spec 1 §5: an administrator's own change revokes the keys that account issued.
     if (isAdministrator(principal.roles)) await this.revokeKeysOf(ctx, principal.accountId, 'password_changed');
@@ -138,7 +136,7 @@ export class IdentityService {
 
   async resetPassword(ctx: RequestContext, id: number, newPassword: string): Promise<void> {
     checkNewPassword(newPassword);
-    await this.commands.execute(accountStream(id), accountDecider, { type: 'ResetPassword', passwordHash: await hashPassword(newPassword) }, ctx);
+    await this.commands.execute(streams.account(id), accountDecider, { type: 'ResetPassword', passwordHash: await hashPassword(newPassword) }, ctx);
     await this.revokeKeysOf(ctx, id, 'password_reset');
     await this.endSessions(ctx, id);
   }
@@ -169,7 +167,7 @@ export class IdentityService {
     const attempt = this.throttle.attempt(accountKey, addressBucket, ctx.now.getTime());
     if (!attempt.allowed) {
       if (attempt.ceilingsReached.length) {
-        await this.commands.appendAll([{ stream: 'sign-in-throttle', expectedRevision: 'any', events: attempt.ceilingsReached.map((c) => ({
+        await this.commands.appendAll([{ stream: streams.signInThrottle, expectedRevision: 'any', events: attempt.ceilingsReached.map((c) => ({
           type: 'SignInFailureCeilingReached',
           data: { ...throttled(c.scope, c.subject), failures: c.failures, windowEndsAt: c.windowEndsAt, siem: SIGN_IN_CEILING_SIEM },
         })) }], ctx);
@@ -196,19 +194,19 @@ export class IdentityService {
     const now = ctx.now.getTime();
     const expiresAt = new Date(now + this.sessionPolicy.lifetimeMs).toISOString();
     await this.db.knex('sessions').insert({ token_hash: sha256Hex(token), account_id: row.id, created_at: ctx.now.toISOString(), last_seen_at: ctx.now.toISOString(), expires_at: expiresAt, ended_at: null });
-    await this.commands.appendAll([{ stream: `sessions-${row.id}`, events: [{ type: 'SignedIn', data: { accountId: Number(row.id) } }], expectedRevision: 'any' }], { ...ctx, actor: Number(row.id) });
+    await this.commands.appendAll([{ stream: streams.sessions(Number(row.id)), events: [{ type: 'SignedIn', data: { accountId: Number(row.id) } }], expectedRevision: 'any' }], { ...ctx, actor: Number(row.id) });
     return { signedIn: { token, expiresAt, account: accountView(row) } };
   }
 
   private async recordRefusal(ctx: RequestContext, username: string, reason: 'credentials' | 'control_characters'): Promise<void> {
-    await this.commands.appendAll([{ stream: 'sign-in-refusals', events: [{ type: 'SignInRefused', data: { username: printableName(username), reason } }], expectedRevision: 'any' }], ctx);
+    await this.commands.appendAll([{ stream: streams.signInRefusals, events: [{ type: 'SignInRefused', data: { username: printableName(username), reason } }], expectedRevision: 'any' }], ctx);
   }
 
   /** One summary per throttled window that has ended: how many attempts it refused. */
   private async recordEndedThrottles(ctx: RequestContext): Promise<void> {
     const ended = this.throttle.drain(ctx.now.getTime());
     if (ended.length === 0) return;
-    await this.commands.appendAll([{ stream: 'sign-in-throttle', expectedRevision: 'any', events: ended.map((e) => ({
+    await this.commands.appendAll([{ stream: streams.signInThrottle, expectedRevision: 'any', events: ended.map((e) => ({
       type: 'SignInThrottleEnded',
       data: { ...throttled(e.scope, e.subject), failures: e.failures, refused: e.refused, windowStartedAt: e.windowStartedAt, windowEndedAt: e.windowEndedAt },
     })) }], { actor: null, now: ctx.now }); // a summary, not the act of whoever signs in now
@@ -216,7 +214,7 @@ export class IdentityService {
 
   async signOut(ctx: RequestContext, token: string, principal: Principal): Promise<void> {
     await this.db.knex('sessions').where({ token_hash: sha256Hex(token) }).update({ ended_at: ctx.now.toISOString() });
-    await this.commands.appendAll([{ stream: `sessions-${principal.accountId}`, events: [{ type: 'SignedOut', data: { accountId: principal.accountId } }], expectedRevision: 'any' }], ctx);
+    await this.commands.appendAll([{ stream: streams.sessions(principal.accountId), events: [{ type: 'SignedOut', data: { accountId: principal.accountId } }], expectedRevision: 'any' }], ctx);
   }
 
   /**
@@ -270,7 +268,7 @@ export class IdentityService {
     }
     const secret = newSecret('key');
     const id = await this.ids.next('api_key');
-    await this.commands.execute(apiKeyStream(id), apiKeyDecider, {
+    await this.commands.execute(streams.apiKey(id), apiKeyDecider, {
       type: 'IssueApiKey', id, accountId: principal.accountId, accountRoles: principal.roles, name: body.name, scopes: body.scopes,
       keyHash: sha256Hex(secret), keyPrefix: secret.slice(0, 12), expiresAt: body.expiresAt ?? null, restriction, now: ctx.now.toISOString(),
     }, ctx);
@@ -294,17 +292,17 @@ export class IdentityService {
   async revokeKey(ctx: RequestContext, principal: Principal, id: number): Promise<void> {
     const row: ApiKeyRow | undefined = await this.db.knex('api_keys').where({ id }).first();
     if (!row || (!isAdministrator(principal.roles) && Number(row.account_id) !== principal.accountId)) throw refuse.notFound('No such key.');
-    await this.commands.execute(apiKeyStream(id), apiKeyDecider, { type: 'RevokeApiKey', reason: 'revoked' }, ctx);
+    await this.commands.execute(streams.apiKey(id), apiKeyDecider, { type: 'RevokeApiKey', reason: 'revoked' }, ctx);
   }
 
   async revokeKeysOf(ctx: RequestContext, accountId: number, reason: RevocationReason): Promise<void> {
     const rows: { id: number }[] = await this.db.knex('api_keys').where({ account_id: accountId }).whereNull('revoked_at').select('id');
-    for (const r of rows) await this.commands.execute(apiKeyStream(Number(r.id)), apiKeyDecider, { type: 'RevokeApiKey', reason }, ctx);
+    for (const r of rows) await this.commands.execute(streams.apiKey(Number(r.id)), apiKeyDecider, { type: 'RevokeApiKey', reason }, ctx);
   }
 
   /** Spec 1 §2.4: deleting a target revokes the keys restricted to it. */
   async revokeKeysRestrictedTo(ctx: RequestContext, kind: 'repository' | 'container', id: number): Promise<void> {
     const rows: { id: number }[] = await this.db.knex('api_keys').where({ restriction_kind: kind, restriction_id: id }).whereNull('revoked_at').select('id');
-    for (const r of rows) await this.commands.execute(apiKeyStream(Number(r.id)), apiKeyDecider, { type: 'RevokeApiKey', reason: 'target_deleted' }, ctx);
+    for (const r of rows) await this.commands.execute(streams.apiKey(Number(r.id)), apiKeyDecider, { type: 'RevokeApiKey', reason: 'target_deleted' }, ctx);
   }
 }

@@ -3,8 +3,7 @@ import { refuse } from '../../domain/shared/decider';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { IdGenerator } from '../ports/ids';
-
-export const teamStream = (id: number) => `team-${id}`;
+import { streams } from '../../domain/shared/streams';
 
 const GRANT_TABLE: Record<GrantKind, string> = { project: 'projects', repository: 'repositories', container: 'containers' };
 
@@ -14,7 +13,7 @@ export class TeamService {
 
   async create(ctx: RequestContext, name: string) {
     const id = await this.ids.next('team');
-    await this.commands.execute(teamStream(id), teamDecider, { type: 'CreateTeam', id, name }, ctx);
+    await this.commands.execute(streams.team(id), teamDecider, { type: 'CreateTeam', id, name }, ctx);
     return this.get(id);
   }
 
@@ -37,23 +36,23 @@ export class TeamService {
 
   async addMember(ctx: RequestContext, teamId: number, accountId: number) {
     if (!(await this.db.knex('accounts').where({ id: accountId }).first())) throw refuse.notFound(`No account ${accountId}.`);
-    await this.commands.execute(teamStream(teamId), teamDecider, { type: 'AddMember', accountId }, ctx);
+    await this.commands.execute(streams.team(teamId), teamDecider, { type: 'AddMember', accountId }, ctx);
     return this.get(teamId);
   }
 
   async removeMember(ctx: RequestContext, teamId: number, accountId: number) {
-    await this.commands.execute(teamStream(teamId), teamDecider, { type: 'RemoveMember', accountId }, ctx);
+    await this.commands.execute(streams.team(teamId), teamDecider, { type: 'RemoveMember', accountId }, ctx);
     return this.get(teamId);
   }
 
   async addGrant(ctx: RequestContext, teamId: number, kind: GrantKind, targetId: number) {
     if (!(await this.db.knex(GRANT_TABLE[kind]).where({ id: targetId }).first())) throw refuse.notFound(`No ${kind} ${targetId}.`);
-    await this.commands.execute(teamStream(teamId), teamDecider, { type: 'AddGrant', kind, targetId }, ctx);
+    await this.commands.execute(streams.team(teamId), teamDecider, { type: 'AddGrant', kind, targetId }, ctx);
     return this.get(teamId);
   }
 
   async removeGrant(ctx: RequestContext, teamId: number, kind: GrantKind, targetId: number) {
-    await this.commands.execute(teamStream(teamId), teamDecider, { type: 'RemoveGrant', kind, targetId }, ctx);
+    await this.commands.execute(streams.team(teamId), teamDecider, { type: 'RemoveGrant', kind, targetId }, ctx);
     return this.get(teamId);
   }
 }

@@ -1,13 +1,11 @@
 import { Database } from '../../infrastructure/db/database';
 import { Principal } from './principal';
+import type { TargetKind } from '../../domain/shared/target-kind';
 
-export type TargetKind = 'repository' | 'container';
 
 /** The read-model table of each kind of target. */
 export const TARGET_TABLE = { repository: 'repositories', container: 'containers' } as const satisfies Record<TargetKind, string>;
 
-/** How each kind of target is named in messages. */
-export const TARGET_NOUN: Record<TargetKind, string> = { repository: 'repository', container: 'container image' };
 
 /**
  * What a caller sees (spec 1 §2.4, issue 2): administrators everything; others what their teams

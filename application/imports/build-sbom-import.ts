@@ -7,6 +7,7 @@ import { IdGenerator } from '../ports/ids';
 import { ImportAccess } from './import-access';
 import { HttpRefusal } from './refusal';
 import { mediaType, parsed, parts, statedBuild } from './report-rules';
+import { streams } from '../../domain/shared/streams';
 
 const JSON_TYPES = ['application/vnd.cyclonedx+json', 'application/json'];
 const XML_TYPES = ['application/vnd.cyclonedx+xml', 'application/xml', 'text/xml'];
@@ -51,7 +52,7 @@ export class BuildSbomImportService {
       return event;
     });
     await this.commands.appendAll([{
-      stream: `build-sbom-import-${id}`, expectedRevision: 'no_stream',
+      stream: streams.buildSbomImport(id), expectedRevision: 'no_stream',
       events: [
         {
           type: 'BuildSbomImportAccepted',

@@ -7,6 +7,7 @@ import { IdGenerator } from '../ports/ids';
 import { ImportAccess } from './import-access';
 import { HttpRefusal } from './refusal';
 import { mediaType, parsed, parts, statedBuild } from './report-rules';
+import { streams } from '../../domain/shared/streams';
 
 const FORMATS: readonly CoverageFormat[] = ['jacoco', 'cobertura', 'lcov'];
 /** Content types per declared format (spec 1 §4.3): XML for JaCoCo and Cobertura, text for lcov. */
@@ -49,7 +50,7 @@ export class CoverageImportService {
       toolVersion: figures.toolVersion, commit: build.commit, branch: build.branch, packagesState: figures.packagesState, sha256,
     };
     await this.commands.appendAll([{
-      stream: `coverage-import-${id}`, expectedRevision: 'no_stream',
+      stream: streams.coverageImport(id), expectedRevision: 'no_stream',
       events: [
         {
           type: 'CoverageImportAccepted',

@@ -5,6 +5,7 @@ import { missingScopeDetail, Principal } from '../identity/principal';
 import { Visibility } from '../identity/visibility';
 import { SourceRow, SourceService } from '../sources/source-service';
 import { HttpRefusal } from './refusal';
+import { streams } from '../../domain/shared/streams';
 
 export type EnabledSource = SourceRow & { kindList: SourceKind[]; toolList: string[] };
 
@@ -42,7 +43,7 @@ export class ImportAccess {
   async audit(ctx: RequestContext, kind: SourceKind, reason: string, principal: Principal, repositoryId: number): Promise<void> {
     const sarif = kind === 'sarif';
     await this.commands.appendAll([{
-      stream: 'import-refusals', expectedRevision: 'any',
+      stream: streams.importRefusals, expectedRevision: 'any',
       events: [{
         type: sarif ? 'SarifImportRefused' : 'ReportImportRefused',
         data: {

@@ -11,6 +11,7 @@ import { Principal } from '../identity/principal';
 import { IdGenerator } from '../ports/ids';
 import { ImportAccess } from './import-access';
 import { HttpRefusal } from './refusal';
+import { streams } from '../../domain/shared/streams';
 
 /**
  * POST /repositories/{id}/sarif-imports (spec 1 §4.3): each run's tool is its own scope under
@@ -50,7 +51,7 @@ export class SarifImportService {
     let findings: Finding[] | null = findingsOf(parsed.runs, source.slug, repositoryId);
     parsed = null; // its results were copied into the findings
     const ingesting = this.backlog.ingest(ctx, { targetKind: 'repository', targetId: repositoryId, toolKeys }, findings, provenance, (o) => ({
-      stream: `sarif-import-${id}`, expectedRevision: 'no_stream',
+      stream: streams.sarifImport(id), expectedRevision: 'no_stream',
       events: [{
         type: 'SarifImportAccepted',
         data: {

@@ -7,6 +7,7 @@ import { IdGenerator } from '../ports/ids';
 import { ImportAccess } from './import-access';
 import { HttpRefusal } from './refusal';
 import { mediaType, parsed, parts, statedBuild } from './report-rules';
+import { streams } from '../../domain/shared/streams';
 
 type Row = Record<string, any>;
 
@@ -34,7 +35,7 @@ export class TestReportImportService {
       id, documents: figures.documents, suites: figures.suites, tests: figures.tests, failures: figures.failures, errors: figures.errors, skipped: figures.skipped, sha256,
     };
     await this.commands.appendAll([{
-      stream: `test-report-import-${id}`, expectedRevision: 'no_stream',
+      stream: streams.testReportImport(id), expectedRevision: 'no_stream',
       events: [
         {
           type: 'TestReportImportAccepted',

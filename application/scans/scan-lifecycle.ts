@@ -1,11 +1,9 @@
 import type { Finding, Provenance } from '../../domain/backlog/issue';
 import { fitFinding } from '../../domain/backlog/fit';
 import { DomainError, DomainEvent } from '../../domain/shared/decider';
-import {
-  CompleteScan, FailureKind, LEASE_MS, leaseExpiry, scanDecider, ScanEvent, ScanState, scanStream, StepSummary,
-} from '../../domain/scans';
-import { waitingDecider, waitingStream } from '../../domain/scans/waiting';
-import type { TargetKind } from '../../domain/targets/target-ref';
+import { CompleteScan, FailureKind, LEASE_MS, leaseExpiry, scanDecider, ScanEvent, ScanState, StepSummary } from '../../domain/scans';
+import { waitingDecider } from '../../domain/scans/waiting';
+import type { TargetKind } from '../../domain/shared/target-kind';
 import { Database } from '../../infrastructure/db/database';
 import { BacklogService } from '../backlog/backlog-service';
 import { CommandHandler, RequestContext } from '../command-handler';
@@ -13,7 +11,8 @@ import { Clock } from '../ports/clock';
 import { ExpectedRevision, WrongExpectedRevision } from '../ports/event-store';
 import { ArtifactNormaliser, SCAN_STEPS, ScanFailure, ScanResult, ScanTarget } from '../ports/scanning';
 import { ScanLeases } from './scan-leases';
-import { TARGET_NOUN } from '../identity/visibility';
+import { TARGET_NOUN } from '../../domain/shared/target-kind';
+import { streams } from '../../domain/shared/streams';
 
 /** Who claims: the built-in worker today, an agent later. Both go through this class (S1.3.1-21). */
 export interface ScanExecutorIdentity {
@@ -111,7 +110,7 @@ export class ScanLifecycle {
     let reserved: { attempt: number; leaseExpiresAt: string } | null = null;
     try {
       for (let round = 0; round < 5; round++) {
-        const scan = await this.commands.load(scanStream(scanId), scanDecider);
+        const scan = await this.commands.load(streams.scan(scanId), scanDecider);
         let events: ScanEvent[];
         try {
           events = scanDecider.decide({ type: 'ClaimScan', worker: executor.worker, holdsCredentials: executor.holdsCredentials, now }, scan.state);
@@ -128,12 +127,12 @@ export class ScanLifecycle {
         } else if (reserved.attempt !== attempt) {
           return null;
         }
-        const waiting = await this.commands.load(waitingStream(targetKind, targetId), waitingDecider);
+        const waiting = await this.commands.load(streams.scanWaiting(targetKind, targetId), waitingDecider);
         const released = waitingDecider.decide({ type: 'Release', targetKind, targetId, scanId }, waiting.state);
         try {
           await this.commands.appendAll([
-            { stream: scanStream(scanId), events, expectedRevision: scan.revision ?? 'no_stream' },
-            { stream: waitingStream(targetKind, targetId), events: released, expectedRevision: waiting.revision ?? 'no_stream' },
+            { stream: streams.scan(scanId), events, expectedRevision: scan.revision ?? 'no_stream' },
+            { stream: streams.scanWaiting(targetKind, targetId), events: released, expectedRevision: waiting.revision ?? 'no_stream' },
           ], ctx);
         } catch (error) {
           if (error instanceof WrongExpectedRevision) continue; // a request on the target meanwhile: read both again
@@ -176,7 +175,7 @@ export class ScanLifecycle {
     const now = this.clock.now();
     const lease = await this.leases.get(claim.scanId, claim.attempt);
     if (!lease || lease.worker !== claim.worker) return false;
-    const { state } = await this.commands.load(scanStream(claim.scanId), scanDecider);
+    const { state } = await this.commands.load(streams.scan(claim.scanId), scanDecider);
     try {
       scanDecider.decide({ type: 'RenewLease', worker: claim.worker, attempt: claim.attempt, leaseExpiresAt: lease.lease_expires_at, now }, state);
     } catch (error) {
@@ -231,14 +230,14 @@ export class ScanLifecycle {
     const tools = [...new Set(Object.values(steps).filter((s): s is StepSummary => s !== null).map((s) => s.tool))];
     const provenance: Provenance = { origin: 'scan', source: null, toolName: tools.join(', ') || 'scan', toolVersion: null, recordId: claim.scanId };
     for (let round = 0; ; round++) {
-      const { state, revision } = await this.commands.load(scanStream(claim.scanId), scanDecider);
+      const { state, revision } = await this.commands.load(streams.scan(claim.scanId), scanDecider);
       if (!this.decides(() => scanDecider.decide({ ...command, outcome: { created: 0, resolved: 0, reopened: 0 } }, state))) {
         this.log.warn('A scan result arrived for an attempt that no longer runs; it is discarded', { scanId: claim.scanId, attempt: claim.attempt });
         return 'refused';
       }
       try {
         await this.backlog.ingest(ctx, { targetKind, targetId, toolKeys }, findings, provenance, (outcome) => ({
-          stream: scanStream(claim.scanId), events: scanDecider.decide({ ...command, outcome }, state), expectedRevision: revision ?? 'no_stream',
+          stream: streams.scan(claim.scanId), events: scanDecider.decide({ ...command, outcome }, state), expectedRevision: revision ?? 'no_stream',
         }));
         await this.leases.release(claim.scanId, claim.attempt);
         return 'completed';
@@ -274,7 +273,7 @@ export class ScanLifecycle {
   /** Appends a failure decision (and, for a retry, the target's waiting reservation when free) with the revisions read. */
   private async decideFailure(scanId: number, ctx: RequestContext, decide: (state: ScanState) => ScanEvent[]): Promise<ReportOutcome> {
     for (let round = 0; ; round++) {
-      const scan = await this.commands.load(scanStream(scanId), scanDecider);
+      const scan = await this.commands.load(streams.scan(scanId), scanDecider);
       let events: ScanEvent[];
       try {
         events = decide(scan.state);
@@ -282,13 +281,13 @@ export class ScanLifecycle {
         if (error instanceof DomainError) return 'refused';
         throw error;
       }
-      const appends: Append[] = [{ stream: scanStream(scanId), events, expectedRevision: scan.revision ?? 'no_stream' }];
+      const appends: Append[] = [{ stream: streams.scan(scanId), events, expectedRevision: scan.revision ?? 'no_stream' }];
       const decided = events[0];
       if (decided.type === 'ScanRetryScheduled') {
         const { targetKind, targetId } = decided.data;
-        const waiting = await this.commands.load(waitingStream(targetKind, targetId), waitingDecider);
+        const waiting = await this.commands.load(streams.scanWaiting(targetKind, targetId), waitingDecider);
         appends.push({
-          stream: waitingStream(targetKind, targetId), expectedRevision: waiting.revision ?? 'no_stream',
+          stream: streams.scanWaiting(targetKind, targetId), expectedRevision: waiting.revision ?? 'no_stream',
           events: waitingDecider.decide({ type: 'Requeue', targetKind, targetId, scanId }, waiting.state),
         });
       }

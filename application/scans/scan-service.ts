@@ -1,7 +1,7 @@
 import { DomainError, DomainEvent, refuse } from '../../domain/shared/decider';
-import { scanDecider, ScanEvent, scanStream, ScanTargetRef, ScanTrigger } from '../../domain/scans/scan';
-import { waitingDecider, waitingStream } from '../../domain/scans/waiting';
-import type { TargetKind } from '../../domain/targets/target-ref';
+import { scanDecider, ScanEvent, ScanTargetRef, ScanTrigger } from '../../domain/scans/scan';
+import { waitingDecider } from '../../domain/scans/waiting';
+import type { TargetKind } from '../../domain/shared/target-kind';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
@@ -10,6 +10,7 @@ import { ExpectedRevision, WrongExpectedRevision } from '../ports/event-store';
 import { IdGenerator } from '../ports/ids';
 import { TargetService } from '../targets/target-service';
 import { ScanLeases } from './scan-leases';
+import { streams } from '../../domain/shared/streams';
 
 export interface ScanRow {
   id: number; target_kind: TargetKind; target_id: number; trigger: ScanTrigger; status: string; error: string | null; error_kind: string | null;
@@ -100,7 +101,7 @@ export class ScanService {
     const credentialed = options.requiresCredential === undefined ? await this.credentialed(targets) : null;
     for (let i = 0; i < targets.length; i++) {
       const target = targets[i];
-      const waiting = await this.commands.load(waitingStream(target.kind, target.id), waitingDecider);
+      const waiting = await this.commands.load(streams.scanWaiting(target.kind, target.id), waitingDecider);
       let reserved;
       try {
         reserved = waitingDecider.decide({ type: 'Reserve', targetKind: target.kind, targetId: target.id, scanId: ids[i], scheduledAt: options.scheduledAt }, waiting.state);
@@ -112,8 +113,8 @@ export class ScanService {
       const requested: ScanEvent[] = scanDecider.decide({
         type: 'RequestScan', scanId: ids[i], target, trigger, requiresCredential: options.requiresCredential ?? (target.kind === 'repository' && credentialed!.has(target.id)), requestedBy: options.requestedBy, now: ctx.now,
       }, scanDecider.initialState());
-      appends.push({ stream: waitingStream(target.kind, target.id), events: reserved, expectedRevision: waiting.revision ?? 'no_stream' });
-      appends.push({ stream: scanStream(ids[i]), events: requested, expectedRevision: 'no_stream' });
+      appends.push({ stream: streams.scanWaiting(target.kind, target.id), events: reserved, expectedRevision: waiting.revision ?? 'no_stream' });
+      appends.push({ stream: streams.scan(ids[i]), events: requested, expectedRevision: 'no_stream' });
       outcomes.push({ target, scanId: ids[i] });
     }
     if (appends.length) await this.commands.appendAll(appends, ctx);

@@ -1,5 +1,5 @@
 import { Decider, DomainEvent, refuse } from '../../domain/shared/decider';
-import type { TargetKind } from '../../domain/scorecards';
+import type { TargetKind } from '../../domain/shared/target-kind';
 
 /**
  * Public badge tokens (GET /scorecards/badges/{token}.svg). An administrator issues one per target
@@ -29,8 +29,6 @@ export const BADGE_TRANSITIONS: Record<BadgeStatus, readonly BadgeCommand['type'
   issued: ['RevokeBadge'],
   revoked: [],
 };
-
-export const badgeStream = (id: number) => `scorecard-badge-${id}`;
 
 export const badgeDecider: Decider<BadgeCommand, BadgeEvent, BadgeState> = {
   initialState: () => ({ status: 'none' }),

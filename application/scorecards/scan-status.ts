@@ -1,4 +1,4 @@
-import type { TargetKind } from '../../domain/scorecards';
+import type { TargetKind } from '../../domain/shared/target-kind';
 import { Database } from '../../infrastructure/db/database';
 
 export interface TargetRef {

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  ALL_GRADES, gradeFor, NO_DATA, rankTargets, renderBadgeSvg, scannedShareCap, scoreAggregate, scoreFromRiskPoints, weakestTarget,
-  type Grade, type ScoredTarget, type TargetKind, type WeakestTarget,
-} from '../../domain/scorecards';
+import { ALL_GRADES, gradeFor, NO_DATA, rankTargets, renderBadgeSvg, scannedShareCap, scoreAggregate, scoreFromRiskPoints, weakestTarget, type Grade, type ScoredTarget, type WeakestTarget } from '../../domain/scorecards';
+import { type TargetKind } from '../../domain/shared/target-kind';
 import { SEVERITIES } from '../../domain/gate/severity';
 import type { RemediationWindows } from '../../domain/triage/remediation-deadline';
 import { refuse } from '../../domain/shared/decider';
@@ -10,13 +8,15 @@ import { sha256Hex } from '../../infrastructure/crypto/tokens';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
-import { TARGET_NOUN, TARGET_TABLE, Visibility } from '../identity/visibility';
+import { TARGET_TABLE, Visibility } from '../identity/visibility';
+import { TARGET_NOUN } from '../../domain/shared/target-kind';
 import { Clock } from '../ports/clock';
 import { IdGenerator } from '../ports/ids';
 import { SettingsService } from '../settings/settings-service';
 import { remediationWindowsOf } from '../triage/remediation-windows';
-import { badgeDecider, badgeStream } from './badge-tokens';
+import { badgeDecider } from './badge-tokens';
 import { ScanStatusPort, TargetRef, targetKey } from './scan-status';
+import { streams } from '../../domain/shared/streams';
 
 const KINDS: readonly TargetKind[] = ['repository', 'container'];
 const DAY_MS = 86_400_000;
@@ -238,13 +238,13 @@ export class ScorecardService {
     const token = `vgl_b_${randomBytes(32).toString('base64url')}`;
     const id = await this.ids.next('scorecard_badge');
     const at = ctx.now.toISOString();
-    await this.commands.execute(badgeStream(id), badgeDecider, { type: 'IssueBadge', id, targetKind: kind, targetId, tokenHash: sha256Hex(token), actor: ctx.actor, at }, ctx);
+    await this.commands.execute(streams.scorecardBadge(id), badgeDecider, { type: 'IssueBadge', id, targetKind: kind, targetId, tokenHash: sha256Hex(token), actor: ctx.actor, at }, ctx);
     return { id, token, targetKind: kind, targetId, path: `/api/v1/scorecards/badges/${token}.svg`, issuedAt: at };
   }
 
   /** DELETE /scorecards/badges/{id}: the image answers 404 from now on; revoking twice changes nothing. */
   async revokeBadge(ctx: RequestContext, id: number): Promise<void> {
-    await this.commands.execute(badgeStream(id), badgeDecider, { type: 'RevokeBadge', id, actor: ctx.actor, at: ctx.now.toISOString() }, ctx);
+    await this.commands.execute(streams.scorecardBadge(id), badgeDecider, { type: 'RevokeBadge', id, actor: ctx.actor, at: ctx.now.toISOString() }, ctx);
   }
 
   /** GET /scorecards/badges: every badge token issued, without the token. */

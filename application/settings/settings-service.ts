@@ -2,8 +2,7 @@ import { Role } from '../../domain/identity/roles';
 import { defaultSettings, SettingValue, settingsDecider } from '../../domain/settings/settings';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
-
-export const SETTINGS_STREAM = 'settings';
+import { streams } from '../../domain/shared/streams';
 
 /** Installation settings: defaults overlaid with the projected changes. */
 export class SettingsService {
@@ -19,7 +18,7 @@ export class SettingsService {
   }
 
   async change(ctx: RequestContext, roles: readonly Role[], changes: Record<string, unknown>) {
-    await this.commands.execute(SETTINGS_STREAM, settingsDecider, { type: 'ChangeSettings', changes, actorRoles: roles }, ctx);
+    await this.commands.execute(streams.settings, settingsDecider, { type: 'ChangeSettings', changes, actorRoles: roles }, ctx);
     return this.all();
   }
 }

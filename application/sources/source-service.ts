@@ -1,9 +1,10 @@
-import { SourceKind, sourceDecider, sourceKeyStream, SourceStreamState, sourceStream } from '../../domain/sources/source';
+import { SourceKind, sourceDecider, SourceStreamState } from '../../domain/sources/source';
 import { refuse } from '../../domain/shared/decider';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { WrongExpectedRevision } from '../ports/event-store';
 import { IdGenerator } from '../ports/ids';
+import { streams } from '../../domain/shared/streams';
 
 export interface SourceRow {
   id: number; slug: string; name: string; api_key_id: number; project_id: number | null; repository_id: number | null;
@@ -25,7 +26,7 @@ export class SourceService {
     if (body.repository_id != null && !(await this.db.knex('repositories').where({ id: body.repository_id }).first())) throw refuse.invalid(`No repository ${body.repository_id}.`);
     const slug = String(body.slug ?? '').trim().toLowerCase();
     for (let attempt = 0; ; attempt++) {
-      const source = await this.commands.load<never, SourceStreamState>(sourceStream(slug), sourceDecider as never);
+      const source = await this.commands.load<never, SourceStreamState>(streams.source(slug), sourceDecider as never);
       const events = sourceDecider.decide({
         type: 'DeclareSource', id: source.state.definition?.id ?? (await this.ids.next('source')), slug, name: body.name, apiKeyId: body.api_key_id,
         projectId: body.project_id ?? null, repositoryId: body.repository_id ?? null, kinds: body.kinds, tools: body.tools,
@@ -37,12 +38,12 @@ export class SourceService {
       }
       const previousKey = source.state.definition?.apiKeyId;
       const appends = [];
-      if (holder.slug !== slug) appends.push({ stream: sourceKeyStream(body.api_key_id), events: [{ type: 'SourceKeyAssigned', data: { apiKeyId: body.api_key_id, slug } }], expectedRevision: holder.revision ?? ('no_stream' as const) });
+      if (holder.slug !== slug) appends.push({ stream: streams.sourceKey(body.api_key_id), events: [{ type: 'SourceKeyAssigned', data: { apiKeyId: body.api_key_id, slug } }], expectedRevision: holder.revision ?? ('no_stream' as const) });
       if (previousKey !== undefined && previousKey !== body.api_key_id) {
         const old = await this.keyHolder(previousKey);
-        appends.push({ stream: sourceKeyStream(previousKey), events: [{ type: 'SourceKeyReleased', data: { apiKeyId: previousKey, slug } }], expectedRevision: old.revision ?? ('no_stream' as const) });
+        appends.push({ stream: streams.sourceKey(previousKey), events: [{ type: 'SourceKeyReleased', data: { apiKeyId: previousKey, slug } }], expectedRevision: old.revision ?? ('no_stream' as const) });
       }
-      appends.push({ stream: sourceStream(slug), events, expectedRevision: source.revision ?? ('no_stream' as const) });
+      appends.push({ stream: streams.source(slug), events, expectedRevision: source.revision ?? ('no_stream' as const) });
       try {
         await this.commands.appendAll(appends, ctx);
         return this.get(slug);
@@ -53,7 +54,7 @@ export class SourceService {
   }
 
   private async keyHolder(apiKeyId: number): Promise<{ slug: string | null; revision: number | null }> {
-    const events = await this.commands.load<never, { slug: string | null }>(sourceKeyStream(apiKeyId), {
+    const events = await this.commands.load<never, { slug: string | null }>(streams.sourceKey(apiKeyId), {
       initialState: () => ({ slug: null }),
       evolve: (_s: unknown, e: { type: string; data: { slug: string } }) => ({ slug: e.type === 'SourceKeyAssigned' ? e.data.slug : null }),
     } as never);
@@ -61,12 +62,12 @@ export class SourceService {
   }
 
   async change(ctx: RequestContext, slug: string, type: 'DisableSource' | 'EnableSource' | 'RemoveSource') {
-    await this.commands.execute(sourceStream(slug), sourceDecider, { type }, ctx);
+    await this.commands.execute(streams.source(slug), sourceDecider, { type }, ctx);
     if (type === 'RemoveSource') {
       const row = await this.db.knex('sarif_sources').where({ slug: slug.toLowerCase() }).first();
       const holder = await this.keyHolder(Number(row.api_key_id));
       if (holder.slug === slug.toLowerCase()) {
-        await this.commands.appendAll([{ stream: sourceKeyStream(Number(row.api_key_id)), events: [{ type: 'SourceKeyReleased', data: { apiKeyId: Number(row.api_key_id), slug } }], expectedRevision: holder.revision ?? 'no_stream' }], ctx);
+        await this.commands.appendAll([{ stream: streams.sourceKey(Number(row.api_key_id)), events: [{ type: 'SourceKeyReleased', data: { apiKeyId: Number(row.api_key_id), slug } }], expectedRevision: holder.revision ?? 'no_stream' }], ctx);
       }
       return null;
     }

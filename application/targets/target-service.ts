@@ -1,6 +1,5 @@
-import {
-  CredentialRef, projectLanguages, reservationStream, scheduleView, TargetCommand, targetDecider, TargetEvent, TargetKeyEvent, targetKeyDecider, TargetKind, TargetPatch, TargetState,
-} from '../../domain/targets';
+import { CredentialRef, projectLanguages, scheduleView, TargetCommand, targetDecider, TargetEvent, TargetKeyEvent, targetKeyDecider, TargetPatch, TargetState } from '../../domain/targets';
+import { TargetKind } from '../../domain/shared/target-kind';
 import { isAdministrator, writes } from '../../domain/identity/roles';
 import { portfolioDecider } from '../../domain/portfolio/portfolio';
 import { DomainError, refuse } from '../../domain/shared/decider';
@@ -9,14 +8,14 @@ import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { IdentityService } from '../identity/identity-service';
 import { Principal } from '../identity/principal';
-import { TARGET_NOUN, TARGET_TABLE, Visibility } from '../identity/visibility';
+import { TARGET_TABLE, Visibility } from '../identity/visibility';
+import { TARGET_NOUN } from '../../domain/shared/target-kind';
 import { IdGenerator } from '../ports/ids';
 import { WrongExpectedRevision } from '../ports/event-store';
 import { SettingsService } from '../settings/settings-service';
 import { CredentialLinks, StreamAppendPlan } from '../credentials/credential-links';
 import { CloneUrlCheck, CloneUrlVerdict } from '../ports/clone-url-check';
-
-export const targetStream = (kind: TargetKind, id: number) => `${kind}-${id}`;
+import { streams } from '../../domain/shared/streams';
 
 export interface TargetRow {
   id: number; url?: string; identity?: string; uniqueness_key?: string; branch?: string; sub_path?: string; image?: string; detected_languages?: string | null;
@@ -131,7 +130,7 @@ export class TargetService {
     const repository = kind === 'repository' ? (events[0].data as { uniquenessKey: string; url: string }) : null;
     if (repository) await this.checkCloneGuard(repository.url);
     const links = repository && credential ? () => this.links.appends(ctx, id, repository.url, null, credential, true) : null;
-    await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, 'no_stream', repository ? { reserve: repository.uniquenessKey, release: null, targetId: id } : null, links);
+    await this.appendWithReservations(ctx, principal, streams.target(kind, id), events, 'no_stream', repository ? { reserve: repository.uniquenessKey, release: null, targetId: id } : null, links);
     return this.view(kind, await this.visibleRow({ ...principal, roles: ['administrator'], restriction: null }, kind, id));
   }
 
@@ -147,7 +146,7 @@ export class TargetService {
     }
     let guarded = false;
     for (let attempt = 0; ; attempt++) {
-      const { state, revision } = await this.commands.load<TargetEvent, TargetState>(targetStream(kind, id), targetDecider);
+      const { state, revision } = await this.commands.load<TargetEvent, TargetState>(streams.target(kind, id), targetDecider);
       const events = targetDecider.decide({ type: 'UpdateTarget', id, actor: String(principal.accountId), now: ctx.now, changes: patch }, state);
       if (events.length === 0) break;
       const data = events[0].data as { uniquenessKey?: { previous: string; current: string }; changes: { url?: string; credential?: CredentialRef | null } };
@@ -162,7 +161,7 @@ export class TargetService {
       const next = data.changes.credential === undefined ? previous : data.changes.credential;
       const links = previous || next ? () => this.links.appends(ctx, id, url, previous, next, data.changes.url !== undefined) : null;
       try {
-        await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, revision ?? 'no_stream', moved ? { reserve: moved.current, release: moved.previous, targetId: id } : null, links);
+        await this.appendWithReservations(ctx, principal, streams.target(kind, id), events, revision ?? 'no_stream', moved ? { reserve: moved.current, release: moved.previous, targetId: id } : null, links);
         break;
       } catch (error) {
         if (!(error instanceof WrongExpectedRevision) || attempt >= 3) throw error;
@@ -174,13 +173,13 @@ export class TargetService {
   async delete(ctx: RequestContext, principal: Principal, kind: TargetKind, id: number): Promise<void> {
     const row = await this.visibleRow(principal, kind, id);
     await this.checkMayWrite(principal, row.project_id, false);
-    const { state, revision } = await this.commands.load<TargetEvent, TargetState>(targetStream(kind, id), targetDecider);
+    const { state, revision } = await this.commands.load<TargetEvent, TargetState>(streams.target(kind, id), targetDecider);
     const events = targetDecider.decide({ type: 'DeleteTarget', id, actor: String(principal.accountId), now: ctx.now }, state);
     const key = (events[0].data as { uniquenessKey: string | null }).uniquenessKey;
     const target = (state as Extract<TargetState, { target: unknown }>).target;
     const credential = target.kind === 'repository' ? target.credential ?? null : null;
     const links = credential && target.kind === 'repository' ? () => this.links.appends(ctx, id, target.url, credential, null, false) : null;
-    await this.appendWithReservations(ctx, principal, targetStream(kind, id), events, revision ?? 'no_stream', key ? { reserve: null, release: key, targetId: id } : null, links);
+    await this.appendWithReservations(ctx, principal, streams.target(kind, id), events, revision ?? 'no_stream', key ? { reserve: null, release: key, targetId: id } : null, links);
     await this.identity.revokeKeysRestrictedTo(ctx, kind, id);
   }
 
@@ -196,9 +195,9 @@ export class TargetService {
       try {
         for (const [key, type] of [[keys?.reserve, 'Reserve'], [keys?.release, 'Release']] as const) {
           if (!key) continue;
-          const { state, revision } = await this.commands.load(reservationStream(key), targetKeyDecider);
+          const { state, revision } = await this.commands.load(streams.targetKey(key), targetKeyDecider);
           const decided = targetKeyDecider.decide({ type, key, targetId: keys!.targetId }, state);
-          appends.push({ stream: reservationStream(key), events: decided, expectedRevision: revision ?? 'no_stream' });
+          appends.push({ stream: streams.targetKey(key), events: decided, expectedRevision: revision ?? 'no_stream' });
         }
       } catch (error) {
         throw await this.shapeConflict(principal, error);

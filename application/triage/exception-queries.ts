@@ -1,4 +1,4 @@
-import { issueStream } from '../../domain/backlog/issue';
+
 import { fold } from '../../domain/shared/decider';
 import { exceptionOf, SETTLING_STATUSES, triageDecider, type TriageStreamEvent } from '../../domain/triage';
 import { Database } from '../../infrastructure/db/database';
@@ -6,6 +6,7 @@ import { IssueRow } from '../backlog/issue-queries';
 import { Principal } from '../identity/principal';
 import { Visibility } from '../identity/visibility';
 import { EventStore } from '../ports/event-store';
+import { streams } from '../../domain/shared/streams';
 
 export interface ExceptionFilter {
   repository_id?: number;
@@ -48,7 +49,7 @@ export class ExceptionQueries {
   }
 
   private async entry(row: IssueRow) {
-    const events = await this.store.readStream(issueStream(row.issue_key));
+    const events = await this.store.readStream(streams.issue(row.issue_key));
     const state = fold(triageDecider, events.map((e) => ({ type: e.type, data: e.data }) as TriageStreamEvent));
     const exception = exceptionOf(state);
     if (!exception) return null; // the read model is a step ahead of or behind the stream: list what the stream says

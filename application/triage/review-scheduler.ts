@@ -1,9 +1,10 @@
-import { issueStream } from '../../domain/backlog/issue';
+
 import { triageDecider } from '../../domain/triage';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler } from '../command-handler';
 import { Clock } from '../ports/clock';
 import { IntervalLoop } from '../shared/interval-loop';
+import { streams } from '../../domain/shared/streams';
 
 interface Log {
   info(message: string, meta?: unknown): void;
@@ -48,7 +49,7 @@ export class ReviewScheduler {
       for (const issue of due) {
         try {
           const decided = await this.commands.execute(
-            issueStream(issue.issue_key), triageDecider, { type: 'ReviewDateReached', now: nowIso },
+            streams.issue(issue.issue_key), triageDecider, { type: 'ReviewDateReached', now: nowIso },
             { actor: null, address: null, userAgent: null, correlationId: 'review-scheduler', now },
           );
           if (decided.events.length) expired++;

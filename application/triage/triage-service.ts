@@ -1,4 +1,4 @@
-import { issueStream } from '../../domain/backlog/issue';
+
 import { writes } from '../../domain/identity/roles';
 import { DomainError, refuse } from '../../domain/shared/decider';
 import {
@@ -11,6 +11,7 @@ import { Principal } from '../identity/principal';
 import { WrongExpectedRevision } from '../ports/event-store';
 import { SettingsService } from '../settings/settings-service';
 import { issueChangedMeanwhile, parseIfMatch } from './if-match';
+import { streams } from '../../domain/shared/streams';
 
 /** The body of POST /issues/{id}/triage (and the shared decision of POST /issues/triage). */
 export interface TriageBody {
@@ -150,7 +151,7 @@ export class TriageService {
     this.assertDecides(principal);
     const row = await this.issues.visibleRow(principal, issueId);
     try {
-      return await this.commands.execute(issueStream(row.issue_key), triageDecider, command, ctx, { expectedRevision, onConflict: issueChangedMeanwhile });
+      return await this.commands.execute(streams.issue(row.issue_key), triageDecider, command, ctx, { expectedRevision, onConflict: issueChangedMeanwhile });
     } catch (error) {
       // Without If-Match the handler retries; a stream that keeps moving under it ends here.
       if (error instanceof WrongExpectedRevision) throw issueChangedMeanwhile();

@@ -1,3 +1,4 @@
+import type { TargetKind } from '../shared/target-kind';
 import { createHash } from 'node:crypto';
 import type { DomainEvent } from '../shared/decider';
 import type { Severity } from '../gate/severity';
@@ -9,7 +10,6 @@ import type { Severity } from '../gate/severity';
  * a wrong expected revision (409 issue-changed-meanwhile).
  */
 export type IssueType = 'vulnerability' | 'secret' | 'iac' | 'sast' | 'license' | 'imported' | 'plugin';
-export type TargetKind = 'repository' | 'container';
 
 /** What identifies an issue: never the line (spec 1 §2.3). */
 export interface IssueIdentity {
@@ -28,8 +28,6 @@ export function issueKey(identity: IssueIdentity): string {
     .update([identity.targetKind, identity.targetId, identity.toolKey, identity.ruleId, identity.path].join('\u0000'))
     .digest('hex');
 }
-
-export const issueStream = (key: string) => `issue-${key}`;
 
 /** The tool key of an imported issue: slug and tool lowercase (spec 1 §2.3). */
 export function importToolKey(slug: string, tool: string): string {

@@ -1,4 +1,5 @@
 import { Finding, issueKey, IssueLifecycleEvent, Provenance } from './issue';
+import { streams } from '../shared/streams';
 
 /** An issue of the scope as the backlog holds it. */
 export interface KnownIssue {
@@ -65,11 +66,11 @@ export function reconcile(
       // Object.assign rather than { ...f, id, ... }: in V8 a spread followed by more properties
       // gives each object a shape of its own (about 570 bytes more per event, 28 MB for 50,000).
       const data = Object.assign({}, f, { id, key, provenance, at });
-      changes.push({ stream: `issue-${key}`, key, expectedRevision: 'no_stream', event: { type: 'IssueDetected', data } });
+      changes.push({ stream: streams.issue(key), key, expectedRevision: 'no_stream', event: { type: 'IssueDetected', data } });
     } else if (!issue.open) {
       reopened++;
       changes.push({
-        stream: `issue-${key}`, key, expectedRevision: issue.revision,
+        stream: streams.issue(key), key, expectedRevision: issue.revision,
         event: { type: 'IssueReopened', data: { id: issue.id, key, previousResolvedAt: issue.resolvedAt ?? at, provenance, severity: f.severity, line: f.line, at } },
       });
     }
@@ -78,7 +79,7 @@ export function reconcile(
   for (const issue of known.values()) {
     if (issue.open && !reported.has(issue.key)) {
       resolved++;
-      changes.push({ stream: `issue-${issue.key}`, key: issue.key, expectedRevision: issue.revision, event: { type: 'IssueResolved', data: { id: issue.id, key: issue.key, provenance, at } } });
+      changes.push({ stream: streams.issue(issue.key), key: issue.key, expectedRevision: issue.revision, event: { type: 'IssueResolved', data: { id: issue.id, key: issue.key, provenance, at } } });
     }
   }
   return { created, resolved, reopened, changes };

@@ -130,7 +130,6 @@ export const credentialTransitions: Readonly<Record<CredentialStatus, readonly C
   removed: ['DetachCredential'],
 };
 
-export const credentialStream = (id: number) => `credential-${id}`;
 export const KIND_NOUN: Record<CredentialKind, string> = { ssh_key: 'an SSH key', https_token: 'an HTTPS token' };
 export const KIND_FIELD: Record<CredentialKind, 'sshKeyId' | 'httpsTokenId'> = { ssh_key: 'sshKeyId', https_token: 'httpsTokenId' };
 

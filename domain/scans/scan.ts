@@ -1,6 +1,6 @@
 import { assertNever, Decider, DomainEvent, refuse } from '../shared/decider';
 import { languagesRecordedByScan } from '../targets/languages';
-import type { TargetKind } from '../targets/target-ref';
+import type { TargetKind } from '../shared/target-kind';
 import { failureReason, leaseExpiry, LEASE_MS, MAX_SCAN_ATTEMPTS, retryDelayMs } from './policy';
 
 /**
@@ -179,9 +179,6 @@ export type ScanFailed = DomainEvent<'ScanFailed', ScanFailedData>;
 export type ScanEvent = ScanRequested | ScanClaimed | ScanCompleted | ScanRetryScheduled | ScanFailed;
 export const SCAN_EVENT_TYPES: readonly ScanEvent['type'][] = ['ScanRequested', 'ScanClaimed', 'ScanCompleted', 'ScanRetryScheduled', 'ScanFailed'];
 
-/** The stream of one scan; `scan-waiting-...` is another stream. */
-export const scanStream = (id: number) => `scan-${id}`;
-export const SCAN_STREAM = /^scan-(\d+)$/;
 
 // ---- state ---------------------------------------------------------------------------------
 

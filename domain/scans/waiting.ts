@@ -1,5 +1,5 @@
 import { assertNever, Decider, DomainEvent, refuse } from '../shared/decider';
-import type { TargetKind } from '../targets/target-ref';
+import type { TargetKind } from '../shared/target-kind';
 
 /**
  * "No scan of the target waiting" (spec 1 §3.1, S1.3.1-01/02) spans scan streams, so each target has
@@ -15,8 +15,6 @@ import type { TargetKind } from '../targets/target-ref';
  * A scheduled request also records ScanScheduled here: the instant the target's lastScheduledScanAt
  * takes (projections/targets.ts).
  */
-
-export const waitingStream = (kind: TargetKind, id: number) => `scan-waiting-${kind}-${id}`;
 
 export interface ReserveWaiting {
   readonly type: 'Reserve';

@@ -1,7 +1,7 @@
+import type { TargetKind } from '../shared/target-kind';
 import type { Grade } from './grades';
 import type { TargetScore } from './target-score';
 
-export type TargetKind = 'repository' | 'container';
 
 /**
  * A target the caller sees, with its own scorecard figures (from scoreTarget). "Scanned" is read from

@@ -122,10 +122,6 @@ export const sourceDecider: Decider<SourceCommand, SourceEvent, SourceStreamStat
   },
 };
 
-export const sourceStream = (slug: string) => `source-${slug.toLowerCase()}`;
-/** One key names one source: a reservation stream per key (set rule across streams). */
-export const sourceKeyStream = (apiKeyId: number) => `source-key-${apiKeyId}`;
-
 /** Kind-to-scope (spec 1 §2.5). */
 export function scopeForKind(kind: SourceKind): 'sarif_import' | 'report_import' {
   return kind === 'sarif' ? 'sarif_import' : 'report_import';

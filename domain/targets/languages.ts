@@ -1,4 +1,4 @@
-import { TargetKind } from './target-ref';
+import { TargetKind } from '../shared/target-kind';
 
 /** The detected-language vocabulary of spec 1 §2.1, sorted; nothing outside it is ever shown. */
 export const DETECTED_LANGUAGES = [

@@ -1,6 +1,7 @@
 import { refuse } from '../shared/decider';
 import { cronOccurrenceAfter, latestCronOccurrenceAtOrBefore, validateCronExpression } from './cron';
-import { TargetKind, TargetRef, targetRef } from './target-ref';
+import { TargetRef, targetRef } from './target-ref';
+import { TargetKind } from '../shared/target-kind';
 
 /**
  * Scan schedules of targets, spec 1 §2.1:

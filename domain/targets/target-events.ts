@@ -1,7 +1,7 @@
 import { DomainEvent } from '../shared/decider';
 import type { CredentialRef } from './clone-endpoint';
 import { ScheduleSettings } from './schedule';
-import { TargetKind } from './target-ref';
+import { TargetKind } from '../shared/target-kind';
 
 /**
  * Events of a target stream (one stream per target), the state they fold into, and evolve.

@@ -1,5 +1,5 @@
+import type { TargetKind } from '../shared/target-kind';
 /** Repositories and container images are the two kinds of target (spec 1 §2.1). */
-export type TargetKind = 'repository' | 'container';
 
 /**
  * Names one target across both kinds. The kind travels with the id because /repositories/{id} and

@@ -12,9 +12,6 @@ import { assertNever, Decider, DomainEvent, refuse } from '../shared/decider';
 
 export const TARGET_ALREADY_REGISTERED = 'target-already-registered';
 
-/** The stream that holds the reservation of one uniqueness key (see repository-identity.ts). */
-export const reservationStream = (key: string) => `target-key-${key}`;
-
 export interface ReserveTargetKey {
   readonly type: 'Reserve';
   readonly key: string;

@@ -1,9 +1,8 @@
 import {
   ANY, BACKWARDS, END, EventStoreDBClient, FORWARDS, jsonEvent, NO_STREAM, START as ESDB_START, StreamNotFoundError, WrongExpectedVersionError,
 } from '@eventstore/db-client';
-import {
-  AppendResult, Cursor, EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent, START, StreamAppend, WrongExpectedRevision,
-} from '../../application/ports/event-store';
+import { AppendResult, EventStore, ExpectedRevision, StreamAppend, WrongExpectedRevision } from '../../application/ports/event-store';
+import { Cursor, EventMetadata, NewEvent, RecordedEvent, START } from '../../domain/shared/event-envelope';
 
 /**
  * The event log in EventStoreDB / KurrentDB (VIGIL_EVENTSTORE_URL), through @eventstore/db-client.

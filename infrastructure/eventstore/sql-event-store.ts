@@ -1,7 +1,6 @@
 import { Knex } from 'knex';
-import {
-  AppendResult, Cursor, EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent, START, StreamAppend, WrongExpectedRevision,
-} from '../../application/ports/event-store';
+import { AppendResult, EventStore, ExpectedRevision, StreamAppend, WrongExpectedRevision } from '../../application/ports/event-store';
+import { Cursor, EventMetadata, NewEvent, RecordedEvent, START } from '../../domain/shared/event-envelope';
 import { Database, rawRows } from '../db/database';
 import { pgNamedQuery } from '../db/prepared';
 

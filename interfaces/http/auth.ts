@@ -7,6 +7,7 @@ import { failureBucket } from './client-address';
 import { problem } from './problem';
 import { WindowCounter } from './rate-limits';
 import { VigilRequest } from './route';
+import { streams } from '../../domain/shared/streams';
 
 export function bearerOf(req: VigilRequest): string | null {
   const header = req.headers.authorization;
@@ -43,7 +44,7 @@ export function authMiddleware(deps: {
         if (!principal) {
           const wait = deps.bearerFailures.hit(bucket, now.getTime());
           if (wait === 0 && deps.bearerFailures.blockedFor(bucket, now.getTime())) {
-            await deps.commands.appendAll([{ stream: 'bearer-failures', events: [{ type: 'BearerFailureCeilingReached', data: { address: bucket } }], expectedRevision: 'any' }], { actor: null, address: req.clientAddress, now });
+            await deps.commands.appendAll([{ stream: streams.bearerFailures, events: [{ type: 'BearerFailureCeilingReached', data: { address: bucket } }], expectedRevision: 'any' }], { actor: null, address: req.clientAddress, now });
           }
           throw problem.unauthorized();
         }

@@ -1,4 +1,4 @@
-import { compareCursors, Cursor } from '../../application/ports/event-store';
+import { compareCursors, Cursor } from '../../domain/shared/event-envelope';
 
 interface Waiter {
   names: readonly string[];

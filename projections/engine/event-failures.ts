@@ -1,4 +1,4 @@
-import { RecordedEvent } from '../../application/ports/event-store';
+import { RecordedEvent } from '../../domain/shared/event-envelope';
 import { RowWriter } from './row-writer';
 
 /**

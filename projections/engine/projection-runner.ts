@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { compareCursors, Cursor, RecordedEvent, START } from '../../application/ports/event-store';
+import { compareCursors, Cursor, RecordedEvent, START } from '../../domain/shared/event-envelope';
 import { Database, rawRows } from '../../infrastructure/db/database';
 import { CheckpointWaiters } from './checkpoint-waiters';
 import { failureOf, FAILURES_TABLE, isTransient, ProjectionFailure, recordFailures } from './event-failures';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NewEvent } from '../../application/ports/event-store';
+import { NewEvent } from '../../domain/shared/event-envelope';
 import { newEventId } from '../../infrastructure/db/sql-id-generator';
 import { SqlEventStore } from '../../infrastructure/eventstore/sql-event-store';
 import { allProjections } from '../../projections';

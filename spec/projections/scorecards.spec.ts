@@ -3,7 +3,7 @@ import { Knex } from 'knex';
 import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../../application/enrichment/feed-events';
 import { ManualClock } from '../../application/ports/clock';
 import type { Finding } from '../../domain/backlog/issue';
-import { scanStream, type ScanCompletedData, type ScanFailedData, type ScanRequestedData } from '../../domain/scans/scan';
+import { type ScanCompletedData, type ScanFailedData, type ScanRequestedData } from '../../domain/scans/scan';
 import { globalScorecard, scoreTarget, type GlobalIssue, type ScoredTarget } from '../../domain/scorecards';
 import type { Severity } from '../../domain/gate/severity';
 import type { TriageDecided, TriageRequested } from '../../domain/triage/events';
@@ -12,6 +12,7 @@ import { scorecardsProjection } from '../../projections/scorecards';
 import { seedFindings } from '../support/backlog';
 import { describeEachEngine } from '../support/databases';
 import { RunningVigil, startVigil } from '../support/vigil';
+import { streams } from '../../domain/shared/streams';
 
 type Seed = Partial<Finding> & { ruleId: string };
 const TABLES = ['scorecard_issues', 'scorecard_targets', 'scorecard_open_ages', 'scorecard_trend_points', 'scorecard_badges'];
@@ -52,7 +53,7 @@ describeEachEngine('Scorecards projection: triage, scans, days, rebuild', ({ eng
     const completed: ScanCompletedData = { ...of, attempt: 1, worker: 'spec', completedAt: when, duration: null, steps: {}, detectedLanguages: null, createdCount: 0, resolvedCount: 0, reopenedCount: 0, disallowedLicences };
     const failed: ScanFailedData = { ...of, attempt: 3, kind: 'transient', reason: 'network', failedAt: when, lapsed: false };
     await v.services.commands.appendAll([{
-      stream: scanStream(id), expectedRevision: 'no_stream',
+      stream: streams.scan(id), expectedRevision: 'no_stream',
       events: [{ type: 'ScanRequested', data: requested }, outcome === 'completed' ? { type: 'ScanCompleted', data: completed } : { type: 'ScanFailed', data: failed }],
     }], { actor: null, now: clock.now() });
   };

@@ -1,5 +1,5 @@
 import { TSchema, Type } from '@sinclair/typebox';
-import { TargetKind } from '../../../domain/targets';
+import { TargetKind } from '../../../domain/shared/target-kind';
 import { RouteDef } from '../route';
 import { RowId } from '../row-id';
 import { Services } from '../services';

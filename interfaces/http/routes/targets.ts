@@ -1,6 +1,6 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { Response } from 'express';
-import { TargetKind } from '../../../domain/targets';
+import { TargetKind } from '../../../domain/shared/target-kind';
 import { RouteDef, VigilRequest } from '../route';
 import { MAX_ROW_ID, RowId } from '../row-id';
 import { Services } from '../services';

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { WAITING_TRANSITIONS, waitingDecider, WaitingEvent, waitingStream } from '../../../domain/scans/waiting';
+import { WAITING_TRANSITIONS, waitingDecider, WaitingEvent } from '../../../domain/scans/waiting';
 import { deciderSpec } from '../../support/decider-spec';
+import { streams } from '../../../domain/shared/streams';
 
 const spec = deciderSpec(waitingDecider);
 const on = { targetKind: 'repository' as const, targetId: 12 };
@@ -11,8 +12,8 @@ const at = new Date('2026-03-02T10:00:00.000Z');
 describe('Target scan reservation: "no scan of the target waiting" (spec 1 §3.1)', () => {
   it('[S1.3.1-01] a request reserves the free target, one stream per target', () => {
     spec.given([]).when({ type: 'Reserve', ...on, scanId: 7 }).then([reserved(7)]);
-    expect(waitingStream('repository', 12)).to.equal('scan-waiting-repository-12');
-    expect(waitingStream('container', 12)).to.not.equal(waitingStream('repository', 12));
+    expect(streams.scanWaiting('repository', 12)).to.equal('scan-waiting-repository-12');
+    expect(streams.scanWaiting('container', 12)).to.not.equal(streams.scanWaiting('repository', 12));
   });
 
   it('[S1.3.1-02] a second request while a scan of the target waits is refused with 409 naming the waiting scan', () => {

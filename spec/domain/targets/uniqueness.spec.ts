@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { fold } from '../../../domain/shared/decider';
-import {
-  reservationStream, TARGET_ALREADY_REGISTERED, TargetKeyCommand, targetKeyDecider, TargetKeyEvent, TargetKeyStatus, targetKeyTransitions,
-} from '../../../domain/targets/uniqueness';
+import { TARGET_ALREADY_REGISTERED, TargetKeyCommand, targetKeyDecider, TargetKeyEvent, TargetKeyStatus, targetKeyTransitions } from '../../../domain/targets/uniqueness';
 import { deciderSpec } from '../../support/decider-spec';
+import { streams } from '../../../domain/shared/streams';
 
 const spec = deciderSpec(targetKeyDecider);
 const key = 'e4646a0b6ad635b2662b500c2ee7e29214495a3e6ab94bef07565f5264ba1a9f';
@@ -39,7 +38,7 @@ describe('target key reservation (uniqueness across target streams)', () => {
   });
 
   it('names a short stream per key', () => {
-    expect(reservationStream(key)).to.equal(`target-key-${key}`);
+    expect(streams.targetKey(key)).to.equal(`target-key-${key}`);
   });
 
   describe('transition table', () => {

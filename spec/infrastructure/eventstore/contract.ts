@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { AppendResult, compareCursors, EventStore, NewEvent, START, WrongExpectedRevision } from '../../../application/ports/event-store';
+import { AppendResult, EventStore, WrongExpectedRevision } from '../../../application/ports/event-store';
+import { compareCursors, NewEvent, START } from '../../../domain/shared/event-envelope';
 
 export function event(type: string, data: unknown = {}): NewEvent {
   return { id: randomUUID(), type, data, metadata: { actor: 1, at: '2026-01-01T00:00:00.000Z' } };

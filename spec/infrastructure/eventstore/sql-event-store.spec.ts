@@ -1,7 +1,8 @@
 import * as chai from 'chai';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { RecordedEvent, START, WrongExpectedRevision } from '../../../application/ports/event-store';
+import { WrongExpectedRevision } from '../../../application/ports/event-store';
+import { RecordedEvent, START } from '../../../domain/shared/event-envelope';
 import { SqlEventStore } from '../../../infrastructure/eventstore/sql-event-store';
 import { createTestDatabase, describeEachEngine, engineAvailable } from '../../support/databases';
 import { event, eventStoreContract } from './contract';

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
-import { KEPT_VIOLATIONS, verdictStream } from '../../../application/gate/verdict-event';
+import { KEPT_VIOLATIONS } from '../../../application/gate/verdict-event';
 import { ManualClock } from '../../../application/ports/clock';
 import { gateProjection } from '../../../projections/gate';
 import { seedFindings } from '../../support/backlog';
 import { describeEachEngine } from '../../support/databases';
 import { RunningVigil, startVigil } from '../../support/vigil';
+import { streams } from '../../../domain/shared/streams';
 
 type Kind = 'repository' | 'container';
 
@@ -392,15 +393,15 @@ describe('Gate: POST /gate and the verdict register', function () {
       const failed = await gate(scanKey, { repositoryId: target });
       await scanned(v, 'repository', target);
       const passed = await gate(scanKey, { repositoryId: target });
-      const [failedEvent] = await v.services.store.readStream<any>(verdictStream(failed.body.id));
+      const [failedEvent] = await v.services.store.readStream<any>(streams.gateVerdict(failed.body.id));
       expect(failedEvent.type).to.equal('GateVerdictGiven');
       expect(failedEvent.data).to.deep.include({ passed: false, targetKind: 'repository', targetId: target, siem: { signature: 'VGL-SEC-003', name: 'SECURITY_GATE_FAILED' } });
       expect(failedEvent.data.keyId).to.be.a('number');
       expect(failedEvent.data.accountId).to.be.a('number');
-      const [passedEvent] = await v.services.store.readStream<any>(verdictStream(passed.body.id));
+      const [passedEvent] = await v.services.store.readStream<any>(streams.gateVerdict(passed.body.id));
       expect(passedEvent.data.passed).to.equal(true);
       expect(passedEvent.data).not.to.have.property('siem');
-      const audited = await v.database.db.knex('audit_log').where({ stream_id: verdictStream(failed.body.id) }).first();
+      const audited = await v.database.db.knex('audit_log').where({ stream_id: streams.gateVerdict(failed.body.id) }).first();
       expect(audited.type).to.equal('GateVerdictGiven');
       const listed = await v.request('GET', `/gate/verdicts?target_id=${target}`, { apiKey: readKey });
       expect(listed.body.map((x: any) => x.siem)).to.deep.equal([null, { signature: 'VGL-SEC-003', name: 'SECURITY_GATE_FAILED' }]);

@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../../../application/enrichment/feed-events';
 import { ManualClock } from '../../../application/ports/clock';
 import type { Finding } from '../../../domain/backlog/issue';
-import { scanStream, type ScanCompletedData, type ScanFailedData, type ScanRequestedData } from '../../../domain/scans/scan';
+import { type ScanCompletedData, type ScanFailedData, type ScanRequestedData } from '../../../domain/scans/scan';
 import { ALL_GRADES } from '../../../domain/scorecards';
 import { seedFindings } from '../../support/backlog';
 import { RunningVigil, startVigil } from '../../support/vigil';
+import { streams } from '../../../domain/shared/streams';
 
 type Kind = 'repository' | 'container';
 type Seed = Partial<Finding> & { ruleId: string };
@@ -50,7 +51,7 @@ describe('Scorecards and dashboards over HTTP (spec 1 §2.9, §4.6)', function (
     };
     const failed: ScanFailedData = { ...of, attempt: 1, kind: 'permanent', reason: 'authentication refused', failedAt: at, lapsed: false };
     await v.services.commands.appendAll([{
-      stream: scanStream(scanId), expectedRevision: 'no_stream',
+      stream: streams.scan(scanId), expectedRevision: 'no_stream',
       events: [{ type: 'ScanRequested', data: requested }, outcome === 'completed' ? { type: 'ScanCompleted', data: completed } : { type: 'ScanFailed', data: failed }],
     }], { actor: null, now: clock.now() });
   };

@@ -1,7 +1,7 @@
 import * as chai from 'chai';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { RecordedEvent } from '../../../application/ports/event-store';
+import { RecordedEvent } from '../../../domain/shared/event-envelope';
 import { SqlEventStore } from '../../../infrastructure/eventstore/sql-event-store';
 import { ProjectionFailure } from '../../../projections/engine/event-failures';
 import { Projection } from '../../../projections/engine/projection';

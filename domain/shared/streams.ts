@@ -1,0 +1,47 @@
+import type { TargetKind } from './target-kind';
+
+/**
+ * Every stream of the event log, by kind: one function (or name) per kind, used by every writer
+ * and reader, so that an auditor (and `GET /audit-log?stream=`) can tell what a stream holds from
+ * its name, and no two contexts ever spell one kind two ways.
+ */
+export const streams = {
+  // identity
+  account: (id: number) => `account-${id}`,
+  /** The reservation of a user name (case-insensitive), so that two accounts never share one. */
+  username: (username: string) => `username-${username.toLowerCase()}`,
+  apiKey: (id: number) => `api-key-${id}`,
+  sessions: (accountId: number) => `sessions-${accountId}`,
+  team: (id: number) => `team-${id}`,
+  bootstrap: 'bootstrap',
+  signInRefusals: 'sign-in-refusals',
+  signInThrottle: 'sign-in-throttle',
+  bearerFailures: 'bearer-failures',
+  settings: 'settings',
+  // targets
+  target: (kind: TargetKind, id: number) => `${kind}-${id}`,
+  /** The reservation of a target's (identity, branch, sub-path) key (trap 4). */
+  targetKey: (key: string) => `target-key-${key}`,
+  credential: (id: number) => `credential-${id}`,
+  // backlog and imports
+  issue: (key: string) => `issue-${key}`,
+  source: (slug: string) => `source-${slug.toLowerCase()}`,
+  /** The reservation of an integration key by one declared source. */
+  sourceKey: (apiKeyId: number) => `source-key-${apiKeyId}`,
+  importRefusals: 'import-refusals',
+  sarifImport: (id: number) => `sarif-import-${id}`,
+  coverageImport: (id: number) => `coverage-import-${id}`,
+  testReportImport: (id: number) => `test-report-import-${id}`,
+  buildSbomImport: (id: number) => `build-sbom-import-${id}`,
+  // scans
+  scan: (id: number) => `scan-${id}`,
+  scanWaiting: (kind: TargetKind, id: number) => `scan-waiting-${kind}-${id}`,
+  // gate, scorecards, enrichment
+  gateVerdict: (id: number) => `gate-verdict-${id}`,
+  scorecardBadge: (id: number) => `scorecard-badge-${id}`,
+  feed: (feed: string) => `feed-${feed}`,
+  kevListed: (issueKey: string) => `kev-listed-${issueKey}`,
+} as const;
+
+/** A scan's own stream (other kinds start with "scan-" too: scan-waiting-...). */
+export const SCAN_STREAM = /^scan-(\d+)$/;
