@@ -1,15 +1,15 @@
-import { auditProjection } from './audit';
-import { backlogProjection } from './backlog';
-import { credentialsProjection } from './credentials';
+import { auditProjection } from './audit/projection';
+import { backlogProjection } from './backlog/projection';
+import { credentialsProjection } from './credentials/projection';
 import { Projection } from './engine/projection';
-import { withEnrichment } from './enrichment';
-import { gateProjection } from './gate';
-import { identityProjection } from './identity';
-import { importsProjection } from './imports';
-import { scansProjection } from './scans';
-import { scorecardsProjection } from './scorecards';
-import { sourcesProjection } from './sources';
-import { targetsProjection } from './targets';
+import { withEnrichment } from './enrichment/projection';
+import { gateProjection } from './gate/projection';
+import { identityProjection } from './identity/projection';
+import { importsProjection } from './imports/projection';
+import { scansProjection } from './scans/projection';
+import { scorecardsProjection } from './scorecards/projection';
+import { sourcesProjection } from './sources/projection';
+import { targetsProjection } from './targets/projection';
 
 /** Every read model, in the order a rebuild replays them. */
 export const allProjections: readonly Projection[] = [identityProjection, targetsProjection, withEnrichment(backlogProjection), scansProjection, scorecardsProjection, sourcesProjection, importsProjection, gateProjection, credentialsProjection, auditProjection];

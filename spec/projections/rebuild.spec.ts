@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
-import { entryHash, GENESIS_HASH } from '../../projections/audit';
+import { entryHash, GENESIS_HASH } from '../../domain/audit/chain';
 import { describeEachEngine } from '../support/databases';
 import { RunningVigil, startVigil } from '../support/vigil';
 

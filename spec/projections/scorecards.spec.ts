@@ -8,7 +8,7 @@ import { globalScorecard, scoreTarget, type GlobalIssue, type ScoredTarget } fro
 import type { Severity } from '../../domain/gate/severity';
 import type { TriageDecided, TriageRequested } from '../../domain/triage/events';
 import { ProjectionRunner } from '../../projections/engine/projection-runner';
-import { scorecardsProjection } from '../../projections/scorecards';
+import { scorecardsProjection } from '../../projections/scorecards/projection';
 import { seedFindings } from '../support/backlog';
 import { describeEachEngine } from '../support/databases';
 import { RunningVigil, startVigil } from '../support/vigil';

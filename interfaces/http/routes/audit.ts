@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
-import { AuditService } from '../../../application/audit/audit-service';
+import { AuditQueries } from '../../../projections/audit/queries';
 import { RouteDef, VigilRequest } from '../route';
 import { MAX_ROW_ID, RowId } from '../row-id';
 import { Services } from '../services';
@@ -10,7 +10,7 @@ const auditors = { sessionOnly: true, roles: ['auditor', 'administrator', 'ciso'
 
 /** The hash-chained audit log (every security event) and its verification. */
 export function auditRoutes(s: Services): RouteDef[] {
-  const audit = new AuditService(s.db);
+  const audit = new AuditQueries(s.db);
   return [
     {
       method: 'get', path: '/audit-log', tag: 'Audit', summary: 'Audit entries in chain order; type, actor, since filters; limit and after page through them', auth: auditors,

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Knex } from 'knex';
 import { rawRows } from '../../../infrastructure/db/database';
-import { auditProjection } from '../../../projections/audit';
+import { auditProjection } from '../../../projections/audit/projection';
 import { seedFindings } from '../../support/backlog';
 import { describeEachEngine } from '../../support/databases';
 import { RunningVigil, startVigil } from '../../support/vigil';

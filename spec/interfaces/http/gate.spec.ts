@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { KEPT_VIOLATIONS } from '../../../application/gate/verdict-event';
 import { ManualClock } from '../../../application/ports/clock';
-import { gateProjection } from '../../../projections/gate';
+import { gateProjection } from '../../../projections/gate/projection';
 import { seedFindings } from '../../support/backlog';
 import { describeEachEngine } from '../../support/databases';
 import { RunningVigil, startVigil } from '../../support/vigil';

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { expect } from 'chai';
 import type { CoverageFormat } from '../../../infrastructure/parsers/coverage';
 import { corpusAvailable, corpusPath, requireCorpus } from '../../support/corpus';
-import { importsProjection } from '../../../projections/imports';
+import { importsProjection } from '../../../projections/imports/projection';
 import { RunningVigil, startVigil } from '../../support/vigil';
 import { makeZip, readCorpus, readManifest, verdictOfNote } from '../../parsers/support';
 import { coberturaTotals, DECISIONS as COVERAGE_DECISIONS, jacocoTotals, lcovTotals, linesUnderMethodsOnly, pair } from '../../parsers/coverage-decisions';

@@ -1,7 +1,7 @@
-import { RecordedEvent } from '../domain/shared/event-envelope';
-import type { IssueDetected, IssueReopened, IssueResolved } from '../domain/backlog/issue';
-import { Projection } from './engine/projection';
-import { RowWriter } from './engine/row-writer';
+import { RecordedEvent } from '../../domain/shared/event-envelope';
+import type { IssueDetected, IssueReopened, IssueResolved } from '../../domain/backlog/issue';
+import { Projection } from '../engine/projection';
+import { RowWriter } from '../engine/row-writer';
 
 /**
  * `issues`: one row per issue with its lifecycle, triage status and the revision of its stream

@@ -1,8 +1,8 @@
-import { RecordedEvent } from '../domain/shared/event-envelope';
-import type { ScanClaimedData, ScanCompletedData, ScanFailedData, ScanRequestedData, ScanRetryScheduledData } from '../domain/scans/scan';
-import { SCAN_STREAM } from '../domain/shared/streams';
-import { Projection } from './engine/projection';
-import { RowWriter } from './engine/row-writer';
+import { RecordedEvent } from '../../domain/shared/event-envelope';
+import type { ScanClaimedData, ScanCompletedData, ScanFailedData, ScanRequestedData, ScanRetryScheduledData } from '../../domain/scans/scan';
+import { SCAN_STREAM } from '../../domain/shared/streams';
+import { Projection } from '../engine/projection';
+import { RowWriter } from '../engine/row-writer';
 
 /**
  * The `scans` read model (spec 1 §2.2): one row per scan, from the events of its `scan-<id>` stream

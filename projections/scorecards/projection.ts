@@ -1,15 +1,15 @@
-import { RecordedEvent } from '../domain/shared/event-envelope';
-import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../application/enrichment/feed-events';
-import type { IssueDetected, IssueReopened } from '../domain/backlog/issue';
-import { isImportedOrPlugin } from '../domain/gate/issue-types';
-import { isSeverity, type Severity } from '../domain/gate/severity';
-import { type ScanCompletedData, type ScanFailedData } from '../domain/scans/scan';
-import { SCAN_STREAM } from '../domain/shared/streams';
-import { countsInSecurityFigures, gradeFor, RISK_POINTS, riskPointsOfIssue, scoreFromRiskPoints } from '../domain/scorecards';
-import type { TriageStatus } from '../domain/triage/status';
-import { cleanText } from './engine/column-fit';
-import { Projection } from './engine/projection';
-import { RowWriter } from './engine/row-writer';
+import { RecordedEvent } from '../../domain/shared/event-envelope';
+import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../../application/enrichment/feed-events';
+import type { IssueDetected, IssueReopened } from '../../domain/backlog/issue';
+import { isImportedOrPlugin } from '../../domain/gate/issue-types';
+import { isSeverity, type Severity } from '../../domain/gate/severity';
+import { type ScanCompletedData, type ScanFailedData } from '../../domain/scans/scan';
+import { SCAN_STREAM } from '../../domain/shared/streams';
+import { countsInSecurityFigures, gradeFor, RISK_POINTS, riskPointsOfIssue, scoreFromRiskPoints } from '../../domain/scorecards';
+import type { TriageStatus } from '../../domain/triage/status';
+import { cleanText } from '../engine/column-fit';
+import { Projection } from '../engine/projection';
+import { RowWriter } from '../engine/row-writer';
 
 /**
  * Scorecards maintained from events (spec 1 §2.9), so that no query reads the issues.

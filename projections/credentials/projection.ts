@@ -1,7 +1,7 @@
-import { RecordedEvent } from '../domain/shared/event-envelope';
-import type { CredentialRemovedData, CredentialReplacedData, CredentialSavedData } from '../domain/credentials/credential';
-import { Projection } from './engine/projection';
-import { RowWriter } from './engine/row-writer';
+import { RecordedEvent } from '../../domain/shared/event-envelope';
+import type { CredentialRemovedData, CredentialReplacedData, CredentialSavedData } from '../../domain/credentials/credential';
+import { Projection } from '../engine/projection';
+import { RowWriter } from '../engine/row-writer';
 
 /**
  * `credentials`: what an administrator may see of a stored clone credential. The sealed secret is

@@ -1,6 +1,6 @@
-import { RecordedEvent } from '../domain/shared/event-envelope';
-import { Projection } from './engine/projection';
-import { RowWriter } from './engine/row-writer';
+import { RecordedEvent } from '../../domain/shared/event-envelope';
+import { Projection } from '../engine/projection';
+import { RowWriter } from '../engine/row-writer';
 
 /** sarif_sources (every declared source, of every kind) and the import records. */
 type Handler = (w: RowWriter, e: RecordedEvent<any>) => Promise<unknown> | void;

@@ -1,6 +1,6 @@
-import { RecordedEvent } from '../domain/shared/event-envelope';
-import { Projection } from './engine/projection';
-import { RowWriter } from './engine/row-writer';
+import { RecordedEvent } from '../../domain/shared/event-envelope';
+import { Projection } from '../engine/projection';
+import { RowWriter } from '../engine/row-writer';
 
 /** accounts, api_keys, teams, team_members, team_grants, settings: who may see and do what. */
 type Handler = (w: RowWriter, e: RecordedEvent<any>) => Promise<unknown> | void;

@@ -1,6 +1,6 @@
-import { RecordedEvent } from '../domain/shared/event-envelope';
-import type { GateVerdictGivenData, StoredViolations } from '../application/gate/verdict-event';
-import { Projection } from './engine/projection';
+import { RecordedEvent } from '../../domain/shared/event-envelope';
+import type { GateVerdictGivenData, StoredViolations } from '../../application/gate/verdict-event';
+import { Projection } from '../engine/projection';
 
 /**
  * `gate_verdicts`, the verdict register (spec 1 §2.8): one row per GateVerdictGiven, every column

@@ -1,13 +1,13 @@
 import { Database } from '../../infrastructure/db/database';
-import { AuditEntry } from '../../projections/audit';
-import { AuditVerification, verifyAuditChain } from './audit-verification';
+import { AuditEntry } from '../../domain/audit/chain';
+import { AuditVerification, verifyAuditChain } from './verification';
 
 /**
  * The audit log for auditors: entries in order, and a verification that recomputes the chain
  * from the `events` table and compares it with the stored one, entry by entry
  * (audit-verification.ts).
  */
-export class AuditService {
+export class AuditQueries {
   constructor(private readonly db: Database) {}
 
   async list(after: number, limit: number, filter: { type?: string; actor?: number; since?: string }) {

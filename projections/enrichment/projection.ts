@@ -1,12 +1,12 @@
 import { Knex } from 'knex';
 import type {
   EpssScoresSynchronised, FeedName, FeedRefused, IssueKevListed, KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed,
-} from '../application/enrichment/feed-events';
-import { RecordedEvent } from '../domain/shared/event-envelope';
-import type { IssueDetected } from '../domain/backlog/issue';
-import { cleanText } from './engine/column-fit';
-import { handledBy, Projection } from './engine/projection';
-import { RowWriter } from './engine/row-writer';
+} from '../../application/enrichment/feed-events';
+import { RecordedEvent } from '../../domain/shared/event-envelope';
+import type { IssueDetected } from '../../domain/backlog/issue';
+import { cleanText } from '../engine/column-fit';
+import { handledBy, Projection } from '../engine/projection';
+import { RowWriter } from '../engine/row-writer';
 
 /**
  * Enrichment read models (ADR 0007): `kev_catalogue` (the fold of the KEV diffs), `feed_state`,

@@ -1,10 +1,10 @@
-import { RecordedEvent } from '../domain/shared/event-envelope';
-import type { ContainerImageRegisteredData, RepositoryRegisteredData, TargetDeletedData, TargetUpdatedData } from '../domain/targets';
-import { ScanCompletedData } from '../domain/scans/scan';
-import { SCAN_STREAM } from '../domain/shared/streams';
-import type { ScanScheduled } from '../domain/scans/waiting';
-import { Projection } from './engine/projection';
-import { RowWriter } from './engine/row-writer';
+import { RecordedEvent } from '../../domain/shared/event-envelope';
+import type { ContainerImageRegisteredData, RepositoryRegisteredData, TargetDeletedData, TargetUpdatedData } from '../../domain/targets';
+import { ScanCompletedData } from '../../domain/scans/scan';
+import { SCAN_STREAM } from '../../domain/shared/streams';
+import type { ScanScheduled } from '../../domain/scans/waiting';
+import { Projection } from '../engine/projection';
+import { RowWriter } from '../engine/row-writer';
 
 /** solutions, projects, repositories, containers. */
 const TABLE = { repository: 'repositories', container: 'containers' } as const;

@@ -1,7 +1,7 @@
-import { sha256Hex } from '../infrastructure/crypto/tokens';
-import { RecordedEvent } from '../domain/shared/event-envelope';
-import { Projection } from './engine/projection';
-import { RowWriter } from './engine/row-writer';
+import { sha256Hex } from '../../infrastructure/crypto/tokens';
+import { RecordedEvent } from '../../domain/shared/event-envelope';
+import { Projection } from '../engine/projection';
+import { RowWriter } from '../engine/row-writer';
 
 /**
  * The coverage, test-report and build-SBOM import records (spec 1 §2.6) and the build SBOMs'

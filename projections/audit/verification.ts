@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { Database, rawRows } from '../../infrastructure/db/database';
-import { AuditEntry, ChainedFields, entryHash, GENESIS_HASH, LEFT_OUT, storedTextHash } from '../../projections/audit';
+import { AuditEntry, ChainedFields, entryHash, GENESIS_HASH, LEFT_OUT, storedTextHash } from '../../domain/audit/chain';
 
 export interface AuditVerification {
   valid: boolean;
