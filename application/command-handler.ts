@@ -1,8 +1,9 @@
 import { Decider, DomainError, DomainEvent, fold } from '../domain/shared/decider';
-import { AppendResult, EventStore, ExpectedRevision, StreamAppend, WrongExpectedRevision } from './ports/event-store';
 import { EventMetadata, NewEvent, RecordedEvent } from '../domain/shared/event-envelope';
+import { AppendResult, EventStore, ExpectedRevision, StreamAppend, WrongExpectedRevision } from './ports/event-store';
 import { IdGenerator } from './ports/ids';
 import { CoalescingAppender } from './shared/coalescing-appender';
+import { RetryPolicy, STANDARD_RETRY } from './shared/retry-policy';
 
 /** Who asks and from where: becomes every event's metadata (auditors replay it). */
 export interface RequestContext {
@@ -18,16 +19,15 @@ export interface ReadModelBarrier {
   waitFor(result: AppendResult, types: readonly string[]): Promise<void>;
 }
 
-export interface Decided<E extends DomainEvent, S> {
-  events: E[];
-  state: S;
-  /** Revision the stream reached (or kept, when nothing was decided). */
-  revision: number | null;
-  append: AppendResult | null;
+/** A decision on one stream: its events and the revision it was taken at. */
+export interface StreamDecision {
+  stream: string;
+  events: DomainEvent[];
+  expectedRevision: ExpectedRevision;
 }
 
 /** Decisions on several streams, appended in one commit. */
-export type StreamDecisions = ReadonlyArray<{ stream: string; events: DomainEvent[]; expectedRevision: ExpectedRevision }>;
+export type StreamDecisions = ReadonlyArray<StreamDecision>;
 
 /** A commit's result and the distinct event types whose read models must reach it. */
 export interface Committed {
@@ -35,73 +35,124 @@ export interface Committed {
   types: string[];
 }
 
+/** What a unit of work decided: its own value, the commit (null when nothing was decided). */
+export interface Transacted<T> {
+  value: T;
+  committed: Committed | null;
+}
+
 export function metadataOf(ctx: RequestContext): EventMetadata {
   return { actor: ctx.actor, address: ctx.address ?? null, userAgent: ctx.userAgent ?? null, correlationId: ctx.correlationId ?? null, at: ctx.now.toISOString() };
 }
 
 /**
- * The one generic path of a command: load the stream, fold it, decide, append with the revision
- * read (trap 5), then wait until the read models have the events. A conflict is retried with
- * fresh state a few times, unless the caller pinned the revision it read (If-Match): then the
- * conflict is the caller's to hear.
+ * One attempt of a unit of work: the streams it read (with the revisions read) and the decisions
+ * it took. The handler commits the decisions together, each with the revision its stream was read
+ * at, so a concurrent change to any of them fails the commit (trap 5) and the work runs again.
  */
-export class CommandHandler {
-  private readonly grouped: CoalescingAppender;
+export class Attempt {
+  readonly decisions: StreamDecision[] = [];
 
-  constructor(private readonly store: EventStore, private readonly ids: IdGenerator, private readonly barrier: ReadModelBarrier) {
-    this.grouped = new CoalescingAppender(store);
-  }
+  constructor(private readonly store: EventStore, readonly number: number) {}
 
+  /** The stream folded by the decider, with the revision read (null: no stream). */
   async load<E extends DomainEvent, S>(stream: string, decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>): Promise<{ state: S; revision: number | null; events: RecordedEvent[] }> {
     const recorded = await this.store.readStream(stream);
     const state = fold(decider, recorded.map((r) => ({ type: r.type, data: r.data }) as E));
     return { state, revision: recorded.length ? recorded[recorded.length - 1].revision : null, events: recorded };
   }
 
+  /**
+   * Load, decide and keep the decision: the state table of the decider answers. `command` may be
+   * built from the state read. Answers the events and the state they lead to.
+   */
+  async decide<C, E extends DomainEvent, S>(stream: string, decider: Decider<C, E, S>, command: C | ((state: S) => C)): Promise<{ events: E[]; state: S; revision: number | null }> {
+    const { state, revision } = await this.load(stream, decider);
+    const cmd = typeof command === 'function' ? (command as (s: S) => C)(state) : command;
+    const events = decider.decide(cmd, state);
+    this.record(stream, events, revision ?? 'no_stream');
+    return { events, state: events.reduce(decider.evolve, state), revision };
+  }
+
+  /** A decision taken outside a decider (a reservation read by the caller, a record of its own). */
+  record(stream: string, events: DomainEvent[], expectedRevision: ExpectedRevision): void {
+    if (events.length) this.decisions.push({ stream, events, expectedRevision });
+  }
+}
+
+/**
+ * The one path of a command (EVENT-SOURCING.md): read the streams, decide with the pure deciders,
+ * append every decision with the revision it was read at, in one commit, then wait until the read
+ * models have the events (trap 3). A conflict runs the whole unit of work again on fresh state,
+ * under one retry policy (bounded attempts, jittered back-off), unless the caller pinned the
+ * revision it read (If-Match): then the conflict is the caller's to hear. No service appends or
+ * retries on its own.
+ */
+export class CommandHandler {
+  private readonly grouped: CoalescingAppender;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly ids: IdGenerator,
+    private readonly barrier: ReadModelBarrier,
+    private readonly retry: RetryPolicy = STANDARD_RETRY,
+  ) {
+    this.grouped = new CoalescingAppender(store);
+  }
+
+  /**
+   * Runs `work` until its decisions commit (or it throws): each attempt reads afresh. `wait: false`
+   * leaves the wait for the read models to the caller (`readYourWrites`), for one holding a large
+   * decision that must be let go first (a 50,000-finding report: a suspended async function keeps
+   * its locals alive). `conflict` turns a lost race into the caller's refusal instead of a retry.
+   */
+  async transact<T>(ctx: RequestContext, work: (attempt: Attempt) => Promise<T>, options: { wait?: boolean; conflict?: (error: WrongExpectedRevision) => Error } = {}): Promise<Transacted<T>> {
+    for (let n = 1; ; n++) {
+      const attempt = new Attempt(this.store, n);
+      const value = await work(attempt);
+      if (attempt.decisions.length === 0) return { value, committed: null };
+      try {
+        const committed = await this.commit(attempt.decisions, ctx);
+        if (options.wait !== false) await this.readYourWrites(committed);
+        return { value, committed };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevision)) throw error;
+        if (options.conflict) throw options.conflict(error);
+        if (n >= this.retry.attempts) throw error;
+        await this.retry.pause(n);
+      }
+    }
+  }
+
+  /**
+   * One stream: load, decide, append with the revision read. `expectedRevision` pins the revision
+   * the caller read (If-Match): a stream that moved since answers `onConflict()` and nothing is retried.
+   */
   async execute<C, E extends DomainEvent, S>(
     stream: string,
     decider: Decider<C, E, S>,
     command: C | ((state: S) => C),
     ctx: RequestContext,
     options: { expectedRevision?: number; onConflict?: () => DomainError } = {},
-  ): Promise<Decided<E, S>> {
-    for (let attempt = 0; ; attempt++) {
-      const { state, revision } = await this.load(stream, decider);
-      if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
-        throw options.onConflict?.() ?? new WrongExpectedRevision(stream, options.expectedRevision, revision);
+  ): Promise<{ events: E[]; state: S; revision: number | null; append: AppendResult | null }> {
+    const pinned = options.expectedRevision;
+    const refusal = (error: WrongExpectedRevision) => options.onConflict?.() ?? error;
+    const { value, committed } = await this.transact(ctx, async (attempt) => {
+      if (pinned !== undefined) {
+        const { revision } = await attempt.load(stream, decider);
+        if (revision !== pinned) throw refusal(new WrongExpectedRevision(stream, pinned, revision));
       }
-      const cmd = typeof command === 'function' ? (command as (s: S) => C)(state) : command;
-      const events = decider.decide(cmd, state);
-      if (events.length === 0) return { events, state, revision, append: null };
-      try {
-        const append = await this.store.append(stream, this.toNew(events, ctx), revision ?? 'no_stream');
-        await this.barrier.waitFor(append, events.map((e) => e.type));
-        return { events, state: events.reduce(decider.evolve, state), revision: append.nextRevision, append };
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevision)) throw error;
-        if (options.expectedRevision !== undefined) throw options.onConflict?.() ?? error;
-        if (attempt >= 4) throw error;
-      }
-    }
+      return attempt.decide(stream, decider, command);
+    }, pinned === undefined ? {} : { conflict: refusal });
+    const revision = committed ? committed.result.nextRevision : value.revision;
+    return { events: value.events, state: value.state, revision, append: committed?.result ?? null };
   }
 
-  /** Several streams in one commit, for decisions already taken (e.g. a target and its key reservation). */
+  /** Decisions already taken (records of their own, new streams): one commit, then the read models. */
   async appendAll(appends: StreamDecisions, ctx: RequestContext): Promise<AppendResult> {
     const committed = await this.commit(appends, ctx);
     await this.readYourWrites(committed);
     return committed.result;
-  }
-
-  /**
-   * appendAll without the wait for the read models, for a caller holding a large decision (a
-   * 50,000-finding report): a suspended async function keeps its locals alive, so that caller
-   * commits from a frame that ends, lets go of the decision, then calls readYourWrites.
-   */
-  async commit(appends: StreamDecisions, ctx: RequestContext): Promise<Committed> {
-    const types = new Set<string>();
-    for (const a of appends) for (const e of a.events) types.add(e.type);
-    const result = await this.store.appendMany(this.batchOf(appends, ctx));
-    return { result, types: [...types] };
   }
 
   /** Waits until the read models that handle the committed event types have them (trap 3). */
@@ -109,24 +160,39 @@ export class CommandHandler {
     await this.barrier.waitFor(committed.result, committed.types);
   }
 
-  private batchOf(appends: StreamDecisions, ctx: RequestContext): StreamAppend[] {
-    const metadata = metadataOf(ctx);
-    return appends.filter((a) => a.events.length).map((a) => ({ stream: a.stream, expectedRevision: a.expectedRevision, events: this.toNew(a.events, ctx, metadata) }));
-  }
-
   /**
    * appendAll for appends that cannot conflict with anybody's (new streams of their own), grouped
    * with the ones arriving meanwhile into one commit (application/shared/coalescing-appender.ts).
    */
-  async appendGrouped(appends: Array<{ stream: string; events: DomainEvent[]; expectedRevision: ExpectedRevision }>, ctx: RequestContext): Promise<AppendResult> {
-    const metadata = metadataOf(ctx);
-    const batch: StreamAppend[] = appends.filter((a) => a.events.length).map((a) => ({ stream: a.stream, expectedRevision: a.expectedRevision, events: this.toNew(a.events, ctx, metadata) }));
-    const result = await this.grouped.append(batch);
+  async appendGrouped(appends: StreamDecisions, ctx: RequestContext): Promise<AppendResult> {
+    const result = await this.grouped.append(this.batchOf(appends, ctx));
     await this.barrier.waitFor(result, appends.flatMap((a) => a.events.map((e) => e.type)));
     return result;
   }
 
-  toNew(events: DomainEvent[], ctx: RequestContext, metadata: EventMetadata = metadataOf(ctx)): NewEvent[] {
+  /**
+   * @deprecated Issue #18 moves every read-decide-append into `transact`; this stays only while a
+   * context still reads streams outside a unit of work.
+   */
+  async load<E extends DomainEvent, S>(stream: string, decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>) {
+    return new Attempt(this.store, 0).load(stream, decider);
+  }
+
+  /** @deprecated Issue #18: `transact(ctx, work, { wait: false })` then `readYourWrites`. */
+  async commit(appends: StreamDecisions, ctx: RequestContext): Promise<Committed> {
+    const types = new Set<string>();
+    for (const a of appends) for (const e of a.events) types.add(e.type);
+    const batch = this.batchOf(appends, ctx);
+    const result = batch.length === 1 ? await this.store.append(batch[0].stream, batch[0].events, batch[0].expectedRevision) : await this.store.appendMany(batch);
+    return { result, types: [...types] };
+  }
+
+  private batchOf(appends: StreamDecisions, ctx: RequestContext): StreamAppend[] {
+    const metadata = metadataOf(ctx);
+    return appends.filter((a) => a.events.length).map((a) => ({ stream: a.stream, expectedRevision: a.expectedRevision, events: this.toNew(a.events, metadata) }));
+  }
+
+  private toNew(events: DomainEvent[], metadata: EventMetadata): NewEvent[] {
     return events.map((e) => ({ id: this.ids.uuid(), type: e.type, data: e.data, metadata }));
   }
 }

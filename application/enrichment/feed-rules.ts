@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { KevEntry } from './feed-events';
+import type { KevEntry } from '../../domain/enrichment/feed-events';
 import { splitByJsonBytes } from '../shared/json-parts';
 
 /**

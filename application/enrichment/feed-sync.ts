@@ -11,7 +11,7 @@ import { CommandHandler, RequestContext } from '../command-handler';
 import { Clock } from '../ports/clock';
 import { ExpectedRevision, WrongExpectedRevision } from '../ports/event-store';
 import { IdGenerator } from '../ports/ids';
-import { EpssScoresSynchronised, FeedName, FEEDS, IssueKevListed, KEV_LISTED_SIEM, KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed, KevEntry } from './feed-events';
+import { EpssScoresSynchronised, FeedName, FEEDS, IssueKevListed, KEV_LISTED_SIEM, KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed, KevEntry } from '../../domain/enrichment/feed-events';
 import { catalogueDigest, diffCatalogue, epssFreshness, kevFreshness, partsUnder, shrinksLikePartial } from './feed-rules';
 import { streams } from '../../domain/shared/streams';
 

@@ -13,7 +13,7 @@ import { IdGenerator } from '../ports/ids';
 import { IdBlocks } from '../shared/id-blocks';
 import { BacklogVersion, EvaluatedVerdict, VerdictCache } from './verdict-cache';
 import { GateReads, TargetState } from './gate-reads';
-import { AppliedPolicy, appliedPolicy, GATE_FAILED_SIEM, StoredViolations, verdictGiven } from './verdict-event';
+import { AppliedPolicy, appliedPolicy, GATE_FAILED_SIEM, StoredViolations, verdictGiven } from '../../domain/gate/verdict-event';
 import { streams } from '../../domain/shared/streams';
 
 /** POST /gate (CONVENTIONS.md): one way of naming the target, and an optional policy. */

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../../infrastructure/crypto/tokens';
+import { sha256Hex } from '../../domain/shared/digest';
 import { Database } from '../../infrastructure/db/database';
 import { parseBuildSbom } from '../../infrastructure/parsers/cyclonedx';
 import { CommandHandler, RequestContext } from '../command-handler';

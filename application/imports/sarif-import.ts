@@ -1,7 +1,7 @@
 import { Finding, importToolKey, Provenance } from '../../domain/backlog/issue';
 import { width } from '../../domain/shared/column-widths';
 import { characters } from '../../domain/shared/text';
-import { sha256Hex } from '../../infrastructure/crypto/tokens';
+import { sha256Hex } from '../../domain/shared/digest';
 import { Database } from '../../infrastructure/db/database';
 import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
 import { parseSarif, SarifParseResult, SarifRun, toolLabel } from '../../infrastructure/parsers/sarif';

@@ -4,7 +4,7 @@ import { type TargetKind } from '../../domain/shared/target-kind';
 import { SEVERITIES } from '../../domain/gate/severity';
 import type { RemediationWindows } from '../../domain/triage/remediation-deadline';
 import { refuse } from '../../domain/shared/decider';
-import { sha256Hex } from '../../infrastructure/crypto/tokens';
+import { sha256Hex } from '../../domain/shared/digest';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';

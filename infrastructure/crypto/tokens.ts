@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 /**
  * Bearer secrets: 32 random bytes, base64url, with a readable prefix so that a leaked secret
@@ -6,8 +6,4 @@ import { createHash, randomBytes } from 'node:crypto';
  */
 export function newSecret(kind: 'key' | 'session'): string {
   return `vgl_${kind === 'key' ? 'k' : 's'}_${randomBytes(32).toString('base64url')}`;
-}
-
-export function sha256Hex(text: string | Buffer): string {
-  return createHash('sha256').update(text).digest('hex');
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { KevEntry } from '../../application/enrichment/feed-events';
+import type { KevEntry } from '../../domain/enrichment/feed-events';
 import { FeedRefusal } from './feed-refusal';
 import { KEV_SCHEMA } from './kev-schema';
 

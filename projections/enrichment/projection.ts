@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import type {
   EpssScoresSynchronised, FeedName, FeedRefused, IssueKevListed, KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed,
-} from '../../application/enrichment/feed-events';
+} from '../../domain/enrichment/feed-events';
 import { RecordedEvent } from '../../domain/shared/event-envelope';
 import type { IssueDetected } from '../../domain/backlog/issue';
 import { cleanText } from '../engine/column-fit';

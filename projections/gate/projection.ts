@@ -1,5 +1,5 @@
 import { RecordedEvent } from '../../domain/shared/event-envelope';
-import type { GateVerdictGivenData, StoredViolations } from '../../application/gate/verdict-event';
+import type { GateVerdictGivenData, StoredViolations } from '../../domain/gate/verdict-event';
 import { Projection } from '../engine/projection';
 
 /**

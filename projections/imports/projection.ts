@@ -1,4 +1,4 @@
-import { sha256Hex } from '../../infrastructure/crypto/tokens';
+import { sha256Hex } from '../../domain/shared/digest';
 import { RecordedEvent } from '../../domain/shared/event-envelope';
 import { Projection } from '../engine/projection';
 import { RowWriter } from '../engine/row-writer';

@@ -1,5 +1,5 @@
 import { RecordedEvent } from '../../domain/shared/event-envelope';
-import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../../application/enrichment/feed-events';
+import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../../domain/enrichment/feed-events';
 import type { IssueDetected, IssueReopened } from '../../domain/backlog/issue';
 import { isImportedOrPlugin } from '../../domain/gate/issue-types';
 import { isSeverity, type Severity } from '../../domain/gate/severity';

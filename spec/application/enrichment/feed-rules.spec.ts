@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { KevEntry } from '../../../application/enrichment/feed-events';
+import type { KevEntry } from '../../../domain/enrichment/feed-events';
 import {
   catalogueDigest, compareVersions, diffCatalogue, epssFreshness, kevFreshness, MAX_PART_BYTES, partsUnder, shrinksLikePartial,
 } from '../../../application/enrichment/feed-rules';

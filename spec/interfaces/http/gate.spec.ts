@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { KEPT_VIOLATIONS } from '../../../application/gate/verdict-event';
+import { KEPT_VIOLATIONS } from '../../../domain/gate/verdict-event';
 import { ManualClock } from '../../../application/ports/clock';
 import { gateProjection } from '../../../projections/gate/projection';
 import { seedFindings } from '../../support/backlog';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../../../application/enrichment/feed-events';
+import type { KevCatalogueSynchronised, KevEntriesDelisted, KevEntriesListed } from '../../../domain/enrichment/feed-events';
 import { ManualClock } from '../../../application/ports/clock';
 import type { Finding } from '../../../domain/backlog/issue';
 import { type ScanCompletedData, type ScanFailedData, type ScanRequestedData } from '../../../domain/scans/scan';

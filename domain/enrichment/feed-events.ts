@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../domain/shared/decider';
+import type { DomainEvent } from '../shared/decider';
 
 /**
  * The facts of the enrichment feeds (ADR 0007).

@@ -1,7 +1,7 @@
-import type { GatePolicy } from '../../domain/gate/policy';
-import type { Violation, ViolationRule } from '../../domain/gate/verdict';
-import type { DomainEvent } from '../../domain/shared/decider';
-import type { TargetKind } from '../../domain/shared/target-kind';
+import type { GatePolicy } from './policy';
+import type { Violation, ViolationRule } from './verdict';
+import type { DomainEvent } from '../shared/decider';
+import type { TargetKind } from '../shared/target-kind';
 
 /**
  * One gate call, one fact (spec 1 §2.8: "every call writes one row in the verdict register").
