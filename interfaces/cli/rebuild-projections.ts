@@ -1,4 +1,4 @@
-import { buildContainer, servicesOf } from '../../infrastructure/container';
+import { compose } from '../composition/root';
 import { loadConfig } from '../../infrastructure/config/config';
 import { runMigrations } from '../../migrations';
 import { rebuildProjections } from './rebuild';
@@ -11,7 +11,7 @@ import { rebuildProjections } from './rebuild';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const services = servicesOf(buildContainer(config));
+  const services = compose(config);
   await runMigrations(services.db.knex, services.db.engine);
   await rebuildProjections(services.projections, process.argv.slice(2), (line) => process.stdout.write(`${line}\n`));
   await services.store.close();

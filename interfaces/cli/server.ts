@@ -1,5 +1,5 @@
 import * as http from 'node:http';
-import { buildContainer, prepare, servicesOf } from '../../infrastructure/container';
+import { compose, prepare } from '../composition/root';
 import { loadConfig } from '../../infrastructure/config/config';
 import { SettingError } from '../../infrastructure/config/units';
 import { createApp } from '../http/app';
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const services = servicesOf(buildContainer(config));
+  const services = compose(config);
   const { log } = services;
   log.info(`Vigil ${config.version} starting`, { database: config.database.engine, eventStore: config.eventStoreUrl ? 'eventstoredb' : 'sql' });
   await prepare(services);

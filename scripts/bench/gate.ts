@@ -10,7 +10,7 @@ import { evaluateGate } from '../../domain/gate';
 import { targetDecider } from '../../domain/targets';
 import { examined, mixedBacklog } from '../../spec/domain/gate/fixtures';
 import { loadConfig } from '../../infrastructure/config/config';
-import { buildContainer, prepare, servicesOf } from '../../infrastructure/container';
+import { compose, prepare } from '../../interfaces/composition/root';
 import { Database } from '../../infrastructure/db/database';
 import { SqlEventStore } from '../../infrastructure/eventstore/sql-event-store';
 import { createApp } from '../../interfaces/http/app';
@@ -213,7 +213,7 @@ async function main(): Promise<void> {
   const { db, drop } = await benchDatabase(CONCURRENCY + 16);
   const store = new SqlEventStore(db);
   let server: http.Server | null = null;
-  let services: ReturnType<typeof servicesOf> | null = null;
+  let services: ReturnType<typeof compose> | null = null;
   try {
     // 1. The estate, as events.
     const hotTarget = 1;
@@ -236,7 +236,7 @@ async function main(): Promise<void> {
       VIGIL_DATA_DIR: '/nonexistent', VIGIL_API_KEY_REQUESTS_PER_MINUTE: '1000000',
     });
     const logger = winston.createLogger({ level: 'error', transports: [new winston.transports.Console()] });
-    const s = servicesOf(buildContainer(config, { database: db, logger }));
+    const s = compose(config, { database: db, logger });
     services = s;
     const projected = await timed(() => prepare(s));
     console.log(`projection at start (catch-up of ${(TARGETS + ISSUES).toLocaleString('en-US')} events): ${(projected.ms / 1000).toFixed(1)} s (${rate(TARGETS + ISSUES, projected.ms)} events/s)`);

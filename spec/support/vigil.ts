@@ -3,7 +3,7 @@ import { AddressInfo } from 'node:net';
 import winston from 'winston';
 import { ManualClock } from '../../application/ports/clock';
 import { Config, loadConfig } from '../../infrastructure/config/config';
-import { buildContainer, Overrides, prepare, servicesOf } from '../../infrastructure/container';
+import { compose, Overrides, prepare } from '../../interfaces/composition/root';
 import { createApp } from '../../interfaces/http/app';
 import { allRoutes } from '../../interfaces/http/routes';
 import { Services } from '../../interfaces/http/services';
@@ -48,7 +48,7 @@ export async function startVigil(options: { engine?: TestEngine; env?: Record<st
     VIGIL_DATA_DIR: '/nonexistent', ...options.env,
   });
   const logger = winston.createLogger({ level: process.env.VIGIL_TEST_LOG ?? 'error', transports: [new winston.transports.Console()] });
-  const services = servicesOf(buildContainer(config, { ...options.overrides, database: database.db, clock: options.clock, logger }));
+  const services = compose(config, { ...options.overrides, database: database.db, clock: options.clock, logger });
   await prepare(services);
   services.projections.start();
   const { app } = createApp(config, services, allRoutes(services));

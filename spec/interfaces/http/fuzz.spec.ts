@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import Mocha from 'mocha';
 import winston from 'winston';
-import { buildContainer, servicesOf } from '../../../infrastructure/container';
+import { compose } from '../../../interfaces/composition/root';
 import { allRoutes } from '../../../interfaces/http/routes';
 import { RouteDef } from '../../../interfaces/http/route';
 import { RouteTable } from '../../../interfaces/http/route-table';
@@ -248,7 +248,7 @@ describe('Fuzz: every operation of the OpenAPI document, over HTTP', function ()
       expect(w, 'the second Vigil did not start').to.not.equal(undefined);
       // What interfaces/cli/rebuild-projections.ts does, over the running instance's database.
       const logger = winston.createLogger({ level: 'error', transports: [new winston.transports.Console()] });
-      const cli = servicesOf(buildContainer(w!.config, { database: w!.database.db, logger }));
+      const cli = compose(w!.config, { database: w!.database.db, logger });
       await runMigrations(cli.db.knex, cli.db.engine);
       await cli.projections.rebuild(cli.projections.projections);
       const status = await cli.projections.status();

@@ -1,0 +1,36 @@
+import { CloneCredentials } from '../../application/credentials/clone-credentials';
+import { BackgroundLease, ScanLeases } from '../../application/scans/scan-leases';
+import { ScanLifecycle } from '../../application/scans/scan-lifecycle';
+import { ScanScheduler } from '../../application/scans/scan-scheduler';
+import { ScanService } from '../../application/scans/scan-service';
+import { ScanWorker } from '../../application/scans/scan-worker';
+import { createDockerScanExecutor } from '../../infrastructure/scanning/executor';
+import { ScannerOutputNormaliser } from '../../infrastructure/scanning/normalise';
+import { BacklogContext } from './backlog';
+import { Core } from './core';
+import { IdentityContext } from './identity';
+import { TargetsContext } from './targets';
+
+/**
+ * The scan lifecycle. The executor (git clone and the five scanners in Docker) and the normaliser
+ * of their outputs come from infrastructure/scanning; an override of null binds none, and the
+ * built-in worker then stays off with a log line.
+ */
+export function composeScans(core: Core, identity: IdentityContext, targets: TargetsContext, backlog: BacklogContext) {
+  const { config, db, commands, clock, log, overrides } = core;
+  const executor = overrides.scanExecutor === undefined ? createDockerScanExecutor(config.scanners) : overrides.scanExecutor;
+  const normaliser = overrides.normaliser === undefined ? new ScannerOutputNormaliser() : overrides.normaliser;
+  const leases = new ScanLeases(db);
+  const scans = new ScanService(db, commands, core.ids, targets.targets, leases);
+  const scanLifecycle = new ScanLifecycle(db, commands, backlog.backlog, leases, clock, { retryDelaysMs: config.scans.retryDelaysMs }, normaliser ?? null, log);
+  const scanWorker = new ScanWorker(scanLifecycle, executor ?? null, clock, log, {
+    enabled: config.scans.embeddedWorker, maxConcurrent: config.scans.maxConcurrent, intervalMs: config.scans.workerIntervalMs,
+    labels: config.scans.workerLabels, workerId: `embedded:${core.instance}`,
+    // Without ENCRYPTION_KEY nothing stored can be opened: scans needing a credential wait, spending no attempt (S1.3.1-20).
+    holdsCredentials: config.encryptionKey !== null,
+    credentials: new CloneCredentials(db, core.store, targets.secretBox),
+  });
+  const scanScheduler = new ScanScheduler(db, scans, scanLifecycle, identity.settings, clock, new BackgroundLease(db, 'scan-scheduler', core.instance), log,
+    { intervalMs: config.scans.schedulerIntervalMs });
+  return { scans, scanLifecycle, scanWorker, scanScheduler };
+}
