@@ -1,10 +1,11 @@
+import { scopeToVisible } from '../../projections/identity/visibility';
 import { isSeverity } from '../../domain/gate/severity';
 import { refuse } from '../../domain/shared/decider';
 import { DEFAULT_REMEDIATION_WINDOWS, remediationDeadline, RemediationWindows } from '../../domain/triage/remediation-deadline';
 import { Database } from '../../infrastructure/db/database';
 import { EventStore } from '../ports/event-store';
 import { Principal } from '../identity/principal';
-import { Visibility } from '../identity/visibility';
+import { Visibility, VisibilityReader } from '../identity/visibility';
 import { streams } from '../../domain/shared/streams';
 
 export interface IssueRow {
@@ -51,10 +52,10 @@ export interface IssueFilter {
 
 /** GET /issues and GET /issues/{id}: the backlog as the caller may see it. */
 export class IssueQueries {
-  constructor(private readonly db: Database, private readonly store: EventStore, private readonly windows: () => Promise<RemediationWindows> = async () => DEFAULT_REMEDIATION_WINDOWS) {}
+  constructor(private readonly db: Database, private readonly visibilities: VisibilityReader, private readonly store: EventStore, private readonly windows: () => Promise<RemediationWindows> = async () => DEFAULT_REMEDIATION_WINDOWS) {}
 
   async list(principal: Principal, f: IssueFilter) {
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const q = this.db.knex('issues').where('issues.id', '>', f.after).orderBy('issues.id').limit(f.limit + 1).select('issues.*');
     if (f.triage_status) q.where('issues.triage_status', f.triage_status);
     if (f.status) q.where('issues.status', f.status);
@@ -66,8 +67,8 @@ export class IssueQueries {
     if (f.container_id !== undefined) q.where({ 'issues.target_kind': 'container', 'issues.target_id': f.container_id });
     if (!visibility.all || visibility.restriction) {
       q.where((w) => {
-        w.whereIn(['issues.target_kind', 'issues.target_id'] as never, visibility.scope(this.db.knex('repositories').select(this.db.knex.raw("'repository'"), 'repositories.id'), 'repository') as never)
-          .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, visibility.scope(this.db.knex('containers').select(this.db.knex.raw("'container'"), 'containers.id'), 'container') as never);
+        w.whereIn(['issues.target_kind', 'issues.target_id'] as never, scopeToVisible(visibility, this.db.knex('repositories').select(this.db.knex.raw("'repository'"), 'repositories.id'), 'repository') as never)
+          .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, scopeToVisible(visibility, this.db.knex('containers').select(this.db.knex.raw("'container'"), 'containers.id'), 'container') as never);
       });
     }
     const rows: IssueRow[] = await q;
@@ -82,7 +83,7 @@ export class IssueQueries {
     if (row) {
       const table = row.target_kind === 'repository' ? 'repositories' : 'containers';
       const target = await this.db.knex(table).where({ id: row.target_id }).first();
-      const visibility = await Visibility.of(this.db, principal);
+      const visibility = await this.visibilities.of(principal);
       if (target && visibility.canSee(row.target_kind, target)) return row;
     }
     throw refuse.notFound(`No issue ${id} is visible to you.`);

@@ -1,5 +1,5 @@
 import type { TargetObservation } from '../../domain/gate/observation';
-import { TARGET_TABLE } from '../identity/visibility';
+import { TARGET_TABLE } from '../../projections/targets/tables';
 import { type TargetKind } from '../../domain/shared/target-kind';
 import { Database } from '../../infrastructure/db/database';
 import { preparedRows } from '../../infrastructure/db/prepared';

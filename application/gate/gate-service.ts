@@ -1,3 +1,4 @@
+import { scopeToVisible } from '../../projections/identity/visibility';
 import { evaluateGate, GateIssue, GatePolicy, GatePolicyInput, isImportedOrPlugin, LineCoverage, parseGatePolicy, SEVERITIES, SEVERITY_RANK, Severity, Violation } from '../../domain/gate';
 import { Role, writes } from '../../domain/identity/roles';
 import { refuse } from '../../domain/shared/decider';
@@ -7,7 +8,7 @@ import { Database } from '../../infrastructure/db/database';
 import { preparedRows } from '../../infrastructure/db/prepared';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
-import { Visibility } from '../identity/visibility';
+import { Visibility, VisibilityReader } from '../identity/visibility';
 import { TARGET_NOUN, TargetKind } from '../../domain/shared/target-kind';
 import { IdGenerator } from '../ports/ids';
 import { IdBlocks } from '../shared/id-blocks';
@@ -136,6 +137,7 @@ export class GateService {
 
   constructor(
     private readonly db: Database,
+    private readonly visibilities: VisibilityReader,
     private readonly commands: CommandHandler,
     ids: IdGenerator,
     private readonly reads: GateReads,
@@ -149,7 +151,7 @@ export class GateService {
     const policy = parseGatePolicy(request.policy); // 400 Unknown severity, before anything else is read
     // Read once, on first need: the URL form needs it to pick the repository, every form to see the target.
     let seen: Promise<Visibility> | null = null;
-    const visibilityOf = () => (seen ??= Visibility.of(this.db, principal));
+    const visibilityOf = () => (seen ??= this.visibilities.of(principal));
     const target = await this.resolveTarget(visibilityOf, request);
     // Row, scan observation and backlog version in one statement, before the candidate issues
     // (the cache needs the version read first); unknown and unseen targets both answer 404.
@@ -189,7 +191,7 @@ export class GateService {
 
   /** GET /gate/verdicts: newest first, only verdicts on targets the caller sees. */
   async verdicts(principal: Principal, f: VerdictFilter) {
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const k = this.db.knex;
     const q = k('gate_verdicts').orderBy('gate_verdicts.id', 'desc').limit(f.limit + 1)
       .select('id', 'target_kind', 'target_id', 'passed', 'violations', 'policy', 'account_id', 'api_key_id', 'at');
@@ -199,8 +201,8 @@ export class GateService {
     if (f.since !== undefined) q.where('gate_verdicts.at', '>=', f.since);
     if (!visibility.all || visibility.restriction) {
       q.where((w) => {
-        w.whereIn(['gate_verdicts.target_kind', 'gate_verdicts.target_id'] as never, visibility.scope(k('repositories').select(k.raw("'repository'"), 'repositories.id'), 'repository') as never)
-          .orWhereIn(['gate_verdicts.target_kind', 'gate_verdicts.target_id'] as never, visibility.scope(k('containers').select(k.raw("'container'"), 'containers.id'), 'container') as never);
+        w.whereIn(['gate_verdicts.target_kind', 'gate_verdicts.target_id'] as never, scopeToVisible(visibility, k('repositories').select(k.raw("'repository'"), 'repositories.id'), 'repository') as never)
+          .orWhereIn(['gate_verdicts.target_kind', 'gate_verdicts.target_id'] as never, scopeToVisible(visibility, k('containers').select(k.raw("'container'"), 'containers.id'), 'container') as never);
       });
     }
     const rows: VerdictRow[] = await q;

@@ -13,7 +13,7 @@ import { Clock } from '../ports/clock';
 import { IdGenerator } from '../ports/ids';
 import { Principal } from './principal';
 import { SignInThrottle, ThrottleScope } from './sign-in-throttle';
-import { Visibility } from './visibility';
+import { Visibility, VisibilityReader } from './visibility';
 import { TARGET_NOUN } from '../../domain/shared/target-kind';
 import { streams } from '../../domain/shared/streams';
 
@@ -56,6 +56,7 @@ export function apiKeyView(row: ApiKeyRow, now: Date) {
 export class IdentityService {
   constructor(
     private readonly db: Database,
+    private readonly visibilities: VisibilityReader,
     private readonly commands: CommandHandler,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
@@ -263,7 +264,7 @@ export class IdentityService {
       const kind = body.repositoryId !== undefined ? 'repository' : 'container';
       const id = (body.repositoryId ?? body.containerId)!;
       const row = await this.db.knex(kind === 'repository' ? 'repositories' : 'containers').where({ id }).first();
-      const visibility = await Visibility.of(this.db, principal);
+      const visibility = await this.visibilities.of(principal);
       if (!row || !visibility.canSee(kind, row)) throw refuse.notFound(`No ${TARGET_NOUN[kind]} ${id} is visible to you.`);
       restriction = { kind, id };
     }

@@ -1,10 +1,6 @@
-import { Database } from '../../infrastructure/db/database';
 import { Principal } from './principal';
 import type { TargetKind } from '../../domain/shared/target-kind';
 
-
-/** The read-model table of each kind of target. */
-export const TARGET_TABLE = { repository: 'repositories', container: 'containers' } as const satisfies Record<TargetKind, string>;
 
 
 /**
@@ -33,28 +29,9 @@ export class Visibility {
   canSeeProject(projectId: number): boolean {
     return this.all || this.projectIds.has(projectId);
   }
+}
 
-  /** Narrows a knex query on repositories or containers to what the caller sees. */
-  scope<Q extends { where: Function; whereIn: Function; orWhereIn: Function; whereRaw: Function }>(query: Q, kind: TargetKind, alias = kind === 'repository' ? 'repositories' : 'containers'): Q {
-    if (this.restriction) {
-      if (this.restriction.kind !== kind) return query.whereRaw('1 = 0') as Q;
-      query = query.where(`${alias}.id`, this.restriction.id) as Q;
-    }
-    if (this.all) return query;
-    const ids = [...(kind === 'repository' ? this.repositoryIds : this.containerIds)];
-    const projects = [...this.projectIds];
-    return query.where((q: { whereIn: Function; orWhereIn: Function }) => {
-      q.whereIn(`${alias}.project_id`, projects.length ? projects : [-1]).orWhereIn(`${alias}.id`, ids.length ? ids : [-1]);
-    }) as Q;
-  }
-
-  static async of(db: Database, principal: Principal): Promise<Visibility> {
-    if (principal.roles.includes('administrator')) return new Visibility(true, new Set(), new Set(), new Set(), principal.restriction);
-    const grants: { kind: string; target_id: number }[] = await db.knex('team_grants')
-      .join('team_members', 'team_members.team_id', 'team_grants.team_id')
-      .where('team_members.account_id', principal.accountId)
-      .select('team_grants.kind', 'team_grants.target_id');
-    const pick = (kind: string) => new Set(grants.filter((g) => g.kind === kind).map((g) => Number(g.target_id)));
-    return new Visibility(false, pick('project'), pick('repository'), pick('container'), principal.restriction);
-  }
+/** Where a caller's visibility comes from (projections/identity/visibility.ts reads the teams' grants). */
+export interface VisibilityReader {
+  of(principal: Principal): Promise<Visibility>;
 }

@@ -2,7 +2,7 @@ import { SourceKind, scopeForKind } from '../../domain/sources/source';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { missingScopeDetail, Principal } from '../identity/principal';
-import { Visibility } from '../identity/visibility';
+import { Visibility, VisibilityReader } from '../identity/visibility';
 import { SourceRow, SourceService } from '../sources/source-service';
 import { HttpRefusal } from './refusal';
 import { streams } from '../../domain/shared/streams';
@@ -17,7 +17,7 @@ export type EnabledSource = SourceRow & { kindList: SourceKind[]; toolList: stri
  * as an unknown repository).
  */
 export class ImportAccess {
-  constructor(private readonly db: Database, private readonly sources: SourceService, private readonly commands: CommandHandler) {}
+  constructor(private readonly db: Database, private readonly visibilities: VisibilityReader, private readonly sources: SourceService, private readonly commands: CommandHandler) {}
 
   async check(ctx: RequestContext, principal: Principal, kind: SourceKind, repositoryId: number): Promise<EnabledSource> {
     const refused = async (reason: string): Promise<never> => {
@@ -34,7 +34,7 @@ export class ImportAccess {
     if (!source) return refused('This key names no enabled source; a platform governor declares one (POST /sarif-sources).');
     if (!source.kindList.includes(kind)) return refused(`Source "${source.slug}" does not declare kind ${kind}.`);
     const repo = await this.db.knex('repositories').where({ id: repositoryId }).first();
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const inScope = repo && (source.repository_id !== null ? Number(source.repository_id) === repositoryId : Number(repo.project_id) === Number(source.project_id));
     if (!repo || !visibility.canSee('repository', repo) || !inScope) throw new HttpRefusal(404, `No repository ${repositoryId} is visible to you.`);
     return source;

@@ -1,3 +1,4 @@
+import { scopeToVisible } from '../../projections/identity/visibility';
 import { DomainError, DomainEvent, refuse } from '../../domain/shared/decider';
 import { scanDecider, ScanEvent, ScanTargetRef, ScanTrigger } from '../../domain/scans/scan';
 import { waitingDecider } from '../../domain/scans/waiting';
@@ -5,7 +6,7 @@ import type { TargetKind } from '../../domain/shared/target-kind';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
-import { Visibility } from '../identity/visibility';
+import { Visibility, VisibilityReader } from '../identity/visibility';
 import { ExpectedRevision, WrongExpectedRevision } from '../ports/event-store';
 import { IdGenerator } from '../ports/ids';
 import { TargetService } from '../targets/target-service';
@@ -40,6 +41,7 @@ const BATCH = 200;
 export class ScanService {
   constructor(
     private readonly db: Database,
+    private readonly visibilities: VisibilityReader,
     private readonly commands: CommandHandler,
     private readonly ids: IdGenerator,
     private readonly targets: TargetService,
@@ -144,15 +146,15 @@ export class ScanService {
   /** GET /scans: newest first, only scans of targets the caller sees. */
   async list(principal: Principal, filter: ScanListFilter) {
     const knex = this.db.knex;
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const q = knex('scans').orderBy('scans.id', 'desc').limit(filter.limit + 1).select('scans.*');
     if (filter.repositoryId !== undefined) q.where({ 'scans.target_kind': 'repository', 'scans.target_id': filter.repositoryId });
     if (filter.containerId !== undefined) q.where({ 'scans.target_kind': 'container', 'scans.target_id': filter.containerId });
     if (filter.before !== undefined) q.where('scans.id', '<', filter.before);
     if (!visibility.all || visibility.restriction) {
       q.where((w) => {
-        w.where((r) => { r.where('scans.target_kind', 'repository').whereIn('scans.target_id', visibility.scope(knex('repositories').select('repositories.id'), 'repository')); })
-          .orWhere((c) => { c.where('scans.target_kind', 'container').whereIn('scans.target_id', visibility.scope(knex('containers').select('containers.id'), 'container')); });
+        w.where((r) => { r.where('scans.target_kind', 'repository').whereIn('scans.target_id', scopeToVisible(visibility, knex('repositories').select('repositories.id'), 'repository')); })
+          .orWhere((c) => { c.where('scans.target_kind', 'container').whereIn('scans.target_id', scopeToVisible(visibility, knex('containers').select('containers.id'), 'container')); });
       });
     }
     const rows: ScanRow[] = await q;
@@ -179,7 +181,7 @@ export class ScanService {
   }
 
   private async canSee(principal: Principal, row: ScanRow): Promise<boolean> {
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const kind = row.target_kind;
     const target = await this.db.knex(kind === 'repository' ? 'repositories' : 'containers').where({ id: row.target_id }).select('id', 'project_id').first();
     if (!target) return visibility.all && (!visibility.restriction || (visibility.restriction.kind === kind && visibility.restriction.id === Number(row.target_id)));

@@ -1,3 +1,4 @@
+import { scopeToVisible } from '../../projections/identity/visibility';
 import { randomBytes } from 'node:crypto';
 import { ALL_GRADES, gradeFor, NO_DATA, rankTargets, renderBadgeSvg, scannedShareCap, scoreAggregate, scoreFromRiskPoints, weakestTarget, type Grade, type ScoredTarget, type WeakestTarget } from '../../domain/scorecards';
 import { type TargetKind } from '../../domain/shared/target-kind';
@@ -8,7 +9,8 @@ import { sha256Hex } from '../../domain/shared/digest';
 import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
-import { TARGET_TABLE, Visibility } from '../identity/visibility';
+import { Visibility, VisibilityReader } from '../identity/visibility';
+import { TARGET_TABLE } from '../../projections/targets/tables';
 import { TARGET_NOUN } from '../../domain/shared/target-kind';
 import { Clock } from '../ports/clock';
 import { IdGenerator } from '../ports/ids';
@@ -72,6 +74,7 @@ export class ScorecardService {
 
   constructor(
     private readonly db: Database,
+    private readonly visibilities: VisibilityReader,
     private readonly commands: CommandHandler,
     private readonly ids: IdGenerator,
     private readonly settings: SettingsService,
@@ -83,7 +86,7 @@ export class ScorecardService {
 
   /** GET /scorecards/repositories/{id}, /scorecards/containers/{id}: 404 alike for unknown and unseen. */
   async target(principal: Principal, kind: TargetKind, id: number) {
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const [target] = await this.figures(visibility, { kind, id });
     if (!target) throw refuse.notFound(`No ${TARGET_NOUN[kind]} ${id} is visible to you.`);
     const ref = [{ kind, id }];
@@ -101,7 +104,7 @@ export class ScorecardService {
 
   /** GET /scorecards/global: exactly the fields of spec 1 §2.9, no single score or grade (S1.2.9-17 to -20). */
   async global(principal: Principal) {
-    const { targets, overdue } = await this.everyTarget(await Visibility.of(this.db, principal));
+    const { targets, overdue } = await this.everyTarget(await this.visibilities.of(principal));
     const t = totals(targets, overdue);
     return {
       grades: t.grades, weakestTarget: weakestTarget(targets), riskPoints: t.riskPoints, totalTargets: targets.length, observedTargets: t.observed,
@@ -111,13 +114,13 @@ export class ScorecardService {
 
   /** GET /dashboard/posture-analytics: every visible target ranked, best first; equal scores: fewer riskPoints first (S1.2.9-21). */
   async postureAnalytics(principal: Principal) {
-    const targets = await this.figures(await Visibility.of(this.db, principal));
+    const targets = await this.figures(await this.visibilities.of(principal));
     return { targetScoreboard: rankTargets(targets).map((t, i) => ({ rank: i + 1, ...scoreboardEntry(t as TargetFigures) })) };
   }
 
   /** GET /security/overview: failingCount counts never-scanned targets and those whose last scan failed, each once (S1.4.6-05, -06). */
   async securityOverview(principal: Principal) {
-    const [{ targets, overdue }, failed] = await Promise.all([this.everyTarget(await Visibility.of(this.db, principal)), this.scans.lastScanFailed()]);
+    const [{ targets, overdue }, failed] = await Promise.all([this.everyTarget(await this.visibilities.of(principal)), this.scans.lastScanFailed()]);
     const t = totals(targets, overdue);
     let neverScanned = 0;
     let lastScanFailed = 0;
@@ -143,7 +146,7 @@ export class ScorecardService {
    * projection's record of scanning, the same as the scan-status port.
    */
   async trends(principal: Principal, days: number) {
-    const visible = new Set((await this.figures(await Visibility.of(this.db, principal))).map((t) => targetKey(t.kind, t.id)));
+    const visible = new Set((await this.figures(await this.visibilities.of(principal))).map((t) => targetKey(t.kind, t.id)));
     const now = this.clock.now().getTime();
     const today = dayOf(now);
     const first = dayOf(now - (days - 1) * DAY_MS);
@@ -192,7 +195,7 @@ export class ScorecardService {
    */
   async projectCompliance(principal: Principal, id: number) {
     const project: { id: number; name: string; solution_id: number | null } | undefined = await this.db.knex('projects').where({ id }).first();
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const targets = project ? await this.figures(visibility, { projectIds: [id] }) : [];
     if (!project || !seesScope(visibility, [id], targets)) throw refuse.notFound(`No project ${id} is visible to you.`);
     const overdue = await this.overdueByTarget(targets);
@@ -207,7 +210,7 @@ export class ScorecardService {
     const solution: { id: number; name: string } | undefined = await this.db.knex('solutions').where({ id }).first();
     const projects: Array<{ id: number; name: string }> = solution ? await this.db.knex('projects').where({ solution_id: id }).orderBy('id').select('id', 'name') : [];
     const projectIds = projects.map((p) => Number(p.id));
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const targets = projectIds.length ? await this.figures(visibility, { projectIds }) : [];
     if (!solution || !seesScope(visibility, projectIds, targets)) throw refuse.notFound(`No solution ${id} is visible to you.`);
     const overdue = await this.overdueByTarget(targets.length <= FEW ? targets : undefined);
@@ -296,7 +299,7 @@ export class ScorecardService {
       let q = this.rowsOf(kind);
       if (filter.id !== undefined) q = q.where(`${TARGET_TABLE[kind]}.id`, filter.id);
       if (filter.projectIds) q = q.whereIn(`${TARGET_TABLE[kind]}.project_id`, filter.projectIds.length ? [...filter.projectIds] : [-1]);
-      const rows: FiguresRow[] = await visibility.scope(q, kind);
+      const rows: FiguresRow[] = await scopeToVisible(visibility, q, kind);
       return rows.map((row) => ({ kind, row }));
     });
     const found = (await Promise.all(perKind)).flat();

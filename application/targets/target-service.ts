@@ -1,3 +1,4 @@
+import { scopeToVisible } from '../../projections/identity/visibility';
 import { CredentialRef, projectLanguages, scheduleView, TargetCommand, targetDecider, TargetEvent, TargetKeyEvent, targetKeyDecider, TargetPatch, TargetState } from '../../domain/targets';
 import { TargetKind } from '../../domain/shared/target-kind';
 import { isAdministrator, writes } from '../../domain/identity/roles';
@@ -8,7 +9,8 @@ import { Database } from '../../infrastructure/db/database';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { IdentityService } from '../identity/identity-service';
 import { Principal } from '../identity/principal';
-import { TARGET_TABLE, Visibility } from '../identity/visibility';
+import { Visibility, VisibilityReader } from '../identity/visibility';
+import { TARGET_TABLE } from '../../projections/targets/tables';
 import { TARGET_NOUN } from '../../domain/shared/target-kind';
 import { IdGenerator } from '../ports/ids';
 import { WrongExpectedRevision } from '../ports/event-store';
@@ -50,6 +52,7 @@ export class TargetService {
 
   constructor(
     private readonly db: Database,
+    private readonly visibilities: VisibilityReader,
     private readonly commands: CommandHandler,
     private readonly ids: IdGenerator,
     private readonly identity: IdentityService,
@@ -84,9 +87,9 @@ export class TargetService {
   }
 
   async list(principal: Principal, kind: TargetKind, limit: number, after: number) {
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const q = this.db.knex(TARGET_TABLE[kind]).where(`${TARGET_TABLE[kind]}.id`, '>', after).orderBy(`${TARGET_TABLE[kind]}.id`).limit(limit + 1);
-    const rows: TargetRow[] = await visibility.scope(q, kind);
+    const rows: TargetRow[] = await scopeToVisible(visibility, q, kind);
     const defaultDays = await this.settings.get<number>('scan_default_interval_days');
     const items = rows.slice(0, limit).map((r) => this.toView(kind, r, defaultDays));
     return { items, next: rows.length > limit ? items[items.length - 1].id : null };
@@ -95,7 +98,7 @@ export class TargetService {
   /** The row when the caller sees it; 404 alike for unknown and unseen (spec 1 §7). */
   async visibleRow(principal: Principal, kind: TargetKind, id: number): Promise<TargetRow> {
     const row: TargetRow | undefined = await this.db.knex(TARGET_TABLE[kind]).where({ id }).first();
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     if (!row || !visibility.canSee(kind, row)) throw refuse.notFound(`No ${TARGET_NOUN[kind]} ${id} is visible to you.`);
     return row;
   }
@@ -245,7 +248,7 @@ export class TargetService {
     if (!(error instanceof DomainError) || error.problemType !== 'target-already-registered') return error;
     const existing = Number(error.extensions.existingRepositoryId);
     const row = await this.db.knex('repositories').where({ id: existing }).first();
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     if (row && visibility.canSee('repository', row)) {
       return refuse.conflict(`Repository ${existing} is already registered with this URL, branch and sub-path.`, 'target-already-registered', { existingRepositoryId: existing });
     }
@@ -261,7 +264,7 @@ export class TargetService {
     if (!writes(principal.roles)) throw refuse.forbidden('Only an account that writes (administrator, CISO, security lead, writer) registers or changes targets.');
     if (projectId !== null && projectId !== undefined) {
       const project = await this.db.knex('projects').where({ id: projectId }).first();
-      const visibility = await Visibility.of(this.db, principal);
+      const visibility = await this.visibilities.of(principal);
       if (!project || !visibility.canSeeProject(projectId)) throw refuse.invalid(`No project ${projectId} is visible to you.`);
     } else if (naming && !principal.roles.includes('administrator')) {
       throw refuse.forbidden('Name a projectId granted to one of your teams: only an administrator registers targets outside a project.');
@@ -286,7 +289,7 @@ export class TargetService {
   }
 
   async listProjects(principal: Principal) {
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const rows: { id: number; name: string; solution_id: number | null; created_at: string }[] = await this.db.knex('projects').orderBy('id');
     return rows.filter((r) => visibility.canSeeProject(Number(r.id)) || visibility.all)
       .map((r) => ({ id: Number(r.id), name: r.name, solutionId: r.solution_id === null ? null : Number(r.solution_id), createdAt: r.created_at }));
@@ -294,10 +297,10 @@ export class TargetService {
 
   /** GET /solutions: each project with detectedLanguages and languagesUnknownFor over the repositories the caller sees. */
   async listSolutions(principal: Principal) {
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const solutions: { id: number; name: string; created_at: string }[] = await this.db.knex('solutions').orderBy('id');
     const projects: { id: number; name: string; solution_id: number | null }[] = await this.db.knex('projects').orderBy('id');
-    const repos: TargetRow[] = await visibility.scope(this.db.knex('repositories').select('id', 'project_id', 'detected_languages'), 'repository');
+    const repos: TargetRow[] = await scopeToVisible(visibility, this.db.knex('repositories').select('id', 'project_id', 'detected_languages'), 'repository');
     const projectView = (p: { id: number; name: string }) => {
       const langs = projectLanguages(repos.filter((r) => Number(r.project_id) === Number(p.id))
         .map((r) => ({ id: Number(r.id), detectedLanguages: r.detected_languages ? JSON.parse(r.detected_languages) : null })));

@@ -1,10 +1,11 @@
+import { scopeToVisible } from '../../projections/identity/visibility';
 
 import { fold } from '../../domain/shared/decider';
 import { exceptionOf, SETTLING_STATUSES, triageDecider, type TriageStreamEvent } from '../../domain/triage';
 import { Database } from '../../infrastructure/db/database';
 import { IssueRow } from '../backlog/issue-queries';
 import { Principal } from '../identity/principal';
-import { Visibility } from '../identity/visibility';
+import { Visibility, VisibilityReader } from '../identity/visibility';
 import { EventStore } from '../ports/event-store';
 import { streams } from '../../domain/shared/streams';
 
@@ -25,10 +26,10 @@ export interface ExceptionFilter {
  * (the domain's exceptionOf), so the entry says exactly what the decision said.
  */
 export class ExceptionQueries {
-  constructor(private readonly db: Database, private readonly store: EventStore) {}
+  constructor(private readonly db: Database, private readonly visibilities: VisibilityReader, private readonly store: EventStore) {}
 
   async list(principal: Principal, f: ExceptionFilter) {
-    const visibility = await Visibility.of(this.db, principal);
+    const visibility = await this.visibilities.of(principal);
     const knex = this.db.knex;
     const q = knex('issues').where('issues.id', '>', f.after).where('issues.status', 'open').orderBy('issues.id').limit(f.limit + 1).select('issues.*');
     if (f.state === 'granted') q.whereIn('issues.triage_status', [...SETTLING_STATUSES]);
@@ -38,8 +39,8 @@ export class ExceptionQueries {
     if (f.container_id !== undefined) q.where({ 'issues.target_kind': 'container', 'issues.target_id': f.container_id });
     if (!visibility.all || visibility.restriction) {
       q.where((w) => {
-        w.whereIn(['issues.target_kind', 'issues.target_id'] as never, visibility.scope(knex('repositories').select(knex.raw("'repository'"), 'repositories.id'), 'repository') as never)
-          .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, visibility.scope(knex('containers').select(knex.raw("'container'"), 'containers.id'), 'container') as never);
+        w.whereIn(['issues.target_kind', 'issues.target_id'] as never, scopeToVisible(visibility, knex('repositories').select(knex.raw("'repository'"), 'repositories.id'), 'repository') as never)
+          .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, scopeToVisible(visibility, knex('containers').select(knex.raw("'container'"), 'containers.id'), 'container') as never);
       });
     }
     const rows: IssueRow[] = await q;

@@ -17,12 +17,12 @@ import { TargetsContext } from './targets';
 export function composeBacklog(core: Core, identity: IdentityContext, targets: TargetsContext) {
   const { db, commands, ids } = core;
   const backlog = new BacklogService(db, commands, ids);
-  const issues = new IssueQueries(db, core.store, async () => remediationWindowsOf(await identity.settings.all()));
-  const importAccess = new ImportAccess(db, targets.sources, commands);
+  const issues = new IssueQueries(db, core.visibility, core.store, async () => remediationWindowsOf(await identity.settings.all()));
+  const importAccess = new ImportAccess(db, core.visibility, targets.sources, commands);
   return {
     backlog, issues, importAccess,
     triage: new TriageService(commands, issues, identity.settings, core.log),
-    exceptions: new ExceptionQueries(db, core.store),
+    exceptions: new ExceptionQueries(db, core.visibility, core.store),
     reviewScheduler: new ReviewScheduler(db, commands, core.clock, core.log),
     sarifImports: new SarifImportService(db, importAccess, backlog, ids),
     coverageImports: new CoverageImportService(db, importAccess, commands, ids),

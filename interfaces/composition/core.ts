@@ -5,6 +5,7 @@ import { CommandHandler, ReadModelBarrier } from '../../application/command-hand
 import { Clock, systemClock } from '../../application/ports/clock';
 import { EventStore } from '../../application/ports/event-store';
 import { IdGenerator } from '../../application/ports/ids';
+import { VisibilityReader } from '../../application/identity/visibility';
 import { ArtifactNormaliser, ScanExecutor } from '../../application/ports/scanning';
 import { Config } from '../../infrastructure/config/config';
 import { Database, openDatabase } from '../../infrastructure/db/database';
@@ -14,6 +15,7 @@ import { SqlEventStore } from '../../infrastructure/eventstore/sql-event-store';
 import { createLogger } from '../../infrastructure/logging/logger';
 import { allProjections } from '../../projections';
 import { ProjectionRunner } from '../../projections/engine/projection-runner';
+import { SqlVisibility } from '../../projections/identity/visibility';
 
 /** What a test, a benchmark or a CLI may put in place of the adapters the configuration names. */
 export interface Overrides {
@@ -35,6 +37,8 @@ export interface Core {
   ids: IdGenerator;
   projections: ProjectionRunner;
   commands: CommandHandler;
+  /** What a caller sees (teams' grants), for every context that answers about targets. */
+  visibility: VisibilityReader;
   /** This process among the instances sharing the database (leases, worker ids). */
   instance: string;
   overrides: Overrides;
@@ -64,7 +68,7 @@ export function composeCore(config: Config, overrides: Overrides = {}): Core {
     },
   };
   return {
-    config, log, clock: overrides.clock ?? systemClock, db, store, ids, projections, commands: new CommandHandler(store, ids, barrier),
+    config, log, clock: overrides.clock ?? systemClock, db, store, ids, projections, commands: new CommandHandler(store, ids, barrier), visibility: new SqlVisibility(db),
     instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, overrides,
   };
 }

@@ -14,11 +14,11 @@ const ISSUE_PROJECTIONS = allProjections.filter((p) => p.tables.includes('issues
 /** What reads the backlog to judge it: the CI gate, the scorecards, and the KEV and EPSS feeds that enrich it. */
 export function composeGate(core: Core) {
   const version = new BacklogVersion(core.db, ISSUE_PROJECTIONS);
-  return { gate: new GateService(core.db, core.commands, core.ids, new GateReads(core.db, version), version) };
+  return { gate: new GateService(core.db, core.visibility, core.commands, core.ids, new GateReads(core.db, version), version) };
 }
 
 export function composeScorecards(core: Core, identity: IdentityContext) {
-  return { scorecards: new ScorecardService(core.db, core.commands, core.ids, identity.settings, core.clock, new SqlScanStatus(core.db)) };
+  return { scorecards: new ScorecardService(core.db, core.visibility, core.commands, core.ids, identity.settings, core.clock, new SqlScanStatus(core.db)) };
 }
 
 export function composeEnrichment(core: Core) {

@@ -21,7 +21,7 @@ export function composeScans(core: Core, identity: IdentityContext, targets: Tar
   const executor = overrides.scanExecutor === undefined ? createDockerScanExecutor(config.scanners) : overrides.scanExecutor;
   const normaliser = overrides.normaliser === undefined ? new ScannerOutputNormaliser() : overrides.normaliser;
   const leases = new ScanLeases(db);
-  const scans = new ScanService(db, commands, core.ids, targets.targets, leases);
+  const scans = new ScanService(db, core.visibility, commands, core.ids, targets.targets, leases);
   const scanLifecycle = new ScanLifecycle(db, commands, backlog.backlog, leases, clock, { retryDelaysMs: config.scans.retryDelaysMs }, normaliser ?? null, log);
   const scanWorker = new ScanWorker(scanLifecycle, executor ?? null, clock, log, {
     enabled: config.scans.embeddedWorker, maxConcurrent: config.scans.maxConcurrent, intervalMs: config.scans.workerIntervalMs,

@@ -11,7 +11,7 @@ export function composeTargets(core: Core, identity: IdentityContext) {
   const { config } = core;
   // Stored clone credentials sealed under ENCRYPTION_KEY (VIGIL_PREVIOUS_ENCRYPTION_KEYS open older ones).
   const secretBox = new AesGcmSecretBox(config.encryptionKey, config.previousEncryptionKeys);
-  const targets = new TargetService(core.db, core.commands, core.ids, identity.identity, identity.settings, config,
+  const targets = new TargetService(core.db, core.visibility, core.commands, core.ids, identity.identity, identity.settings, config,
     // The clone guard on entry (spec 1 §8.3 "checked on entry and before each scan"); the executor builds its own for the scan-time check.
     new CloneGuard({ allowedHosts: config.scanners.gitAllowedHosts }));
   return {
