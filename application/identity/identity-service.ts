@@ -1,29 +1,19 @@
 import { accountDecider, checkNewPassword, MIN_PASSWORD_LENGTH, printableName } from '../../domain/identity/account';
 import { textProblem } from '../../domain/shared/text';
 import { apiKeyDecider, KeyRestriction, RevocationReason } from '../../domain/identity/api-key';
-import { effectiveScopes, isAdministrator, Role, Scope } from '../../domain/identity/roles';
+import { isSessionSecret, SHOWN_KEY_PREFIX_LENGTH } from '../../domain/identity/bearer-secret';
+import { effectiveScopes, isAdministrator } from '../../domain/identity/roles';
 import { DomainError, refuse } from '../../domain/shared/decider';
-import { Database } from '../../infrastructure/db/database';
-import { preparedRows } from '../../infrastructure/db/prepared';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../infrastructure/crypto/passwords';
-import { newSecret } from '../../infrastructure/crypto/tokens';
 import { sha256Hex } from '../../domain/shared/digest';
-import { CommandHandler, RequestContext } from '../command-handler';
+import { Attempt, CommandHandler, RequestContext } from '../command-handler';
 import { Clock } from '../ports/clock';
 import { IdGenerator } from '../ports/ids';
 import { Principal } from './principal';
+import { AccountLookup, AccountView, GrantableTargets, KeyLookup, PasswordHasher, SecretMinter, SessionStore } from './ports';
 import { SignInThrottle, ThrottleScope } from './sign-in-throttle';
-import { Visibility, VisibilityReader } from './visibility';
-import { TARGET_NOUN } from '../../domain/shared/target-kind';
+import { VisibilityReader } from './visibility';
+import { TARGET_NOUN, TargetKind } from '../../domain/shared/target-kind';
 import { streams } from '../../domain/shared/streams';
-
-export interface AccountRow {
-  id: number; username: string; display_name: string; roles: string; active: boolean | number; password_hash: string | null; created_at: string; updated_at: string;
-}
-export interface ApiKeyRow {
-  id: number; account_id: number; name: string; scopes: string; key_hash: string; key_prefix: string;
-  restriction_kind: 'repository' | 'container' | null; restriction_id: number | null; expires_at: string | null; revoked_at: string | null; revoked_reason: string | null; created_at: string;
-}
 
 /** Spec 2 §6: the password throttle refuses an attempt (once per ceiling reached). */
 export const SIGN_IN_CEILING_SIEM = { signature: 'VGL-SEC-007', name: 'Sign-in failure ceiling reached', severity: 7 } as const;
@@ -34,48 +24,64 @@ function throttled(scope: ThrottleScope, subject: string) {
 }
 
 export type SignInOutcome =
-  | { signedIn: { token: string; expiresAt: string; account: ReturnType<typeof accountView> } }
+  | { signedIn: { token: string; expiresAt: string; account: AccountView } }
   | { refused: 'credentials' }
   | { refused: 'throttled'; retryAfterSeconds: number };
 
-export function accountView(row: AccountRow) {
-  return { id: Number(row.id), username: row.username, displayName: row.display_name, roles: JSON.parse(row.roles) as Role[], active: Boolean(row.active), createdAt: row.created_at, updatedAt: row.updated_at };
+/** How sessions live and whether passwords sign in (configuration, as plain values). */
+export interface SessionPolicy {
+  lifetimeMs: number;
+  idleMs: number;
+  passwordLogin: boolean;
+  oidcIssuer: string | null;
 }
 
-export function apiKeyView(row: ApiKeyRow, now: Date) {
-  const expired = row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime();
-  return {
-    id: Number(row.id), name: row.name, accountId: Number(row.account_id), scopes: JSON.parse(row.scopes) as Scope[], prefix: row.key_prefix,
-    restriction: row.restriction_kind ? { kind: row.restriction_kind, id: Number(row.restriction_id) } : null,
-    expiresAt: row.expires_at, createdAt: row.created_at, revokedAt: row.revoked_at, revokedReason: row.revoked_reason,
-    state: row.revoked_at ? 'revoked' : expired ? 'expired' : 'active',
-  };
+/** What the identity commands are wired to: the command path, the read ports they look things up in, the stores and the crypto. */
+export interface IdentityPorts {
+  commands: CommandHandler;
+  ids: IdGenerator;
+  clock: Clock;
+  accounts: AccountLookup;
+  keys: KeyLookup;
+  targets: Pick<GrantableTargets, 'target'>;
+  visibilities: VisibilityReader;
+  sessions: SessionStore;
+  passwords: PasswordHasher;
+  secrets: SecretMinter;
+  throttle: SignInThrottle;
+  policy: SessionPolicy;
 }
 
-/** Accounts, passwords, sessions and integration keys (spec 1 §2.4, §5; CONVENTIONS.md routes). */
+/**
+ * Accounts, passwords, sessions and integration keys (spec 1 §2.4, §5; CONVENTIONS.md routes):
+ * the commands. What they create is read back by the routes from projections/identity.
+ */
 export class IdentityService {
-  constructor(
-    private readonly db: Database,
-    private readonly visibilities: VisibilityReader,
-    private readonly commands: CommandHandler,
-    private readonly ids: IdGenerator,
-    private readonly clock: Clock,
-    private readonly sessionPolicy: { lifetimeMs: number; idleMs: number; passwordLogin: boolean; oidcIssuer: string | null },
-    private readonly throttle: SignInThrottle,
-  ) {}
+  private readonly commands: CommandHandler;
+  private readonly accounts: AccountLookup;
+  private readonly keys: KeyLookup;
+  private readonly sessions: SessionStore;
+  private readonly passwords: PasswordHasher;
+  private readonly policy: SessionPolicy;
+  private readonly throttle: SignInThrottle;
 
-  async accountCount(): Promise<number> {
-    const row = await this.db.knex('accounts').count({ n: '*' }).first();
-    return Number(row?.n ?? 0);
+  constructor(private readonly ports: IdentityPorts) {
+    this.commands = ports.commands;
+    this.accounts = ports.accounts;
+    this.keys = ports.keys;
+    this.sessions = ports.sessions;
+    this.passwords = ports.passwords;
+    this.policy = ports.policy;
+    this.throttle = ports.throttle;
   }
 
   /** The first account, only while none exists; two instances racing create it once (the `bootstrap` stream). */
   async bootstrap(username: string, password: string): Promise<boolean> {
     if (password.length < MIN_PASSWORD_LENGTH) throw refuse.invalid(`The bootstrap password must have at least ${MIN_PASSWORD_LENGTH} characters.`);
-    if ((await this.accountCount()) > 0) return false;
-    const ctx: RequestContext = { actor: null, now: this.clock.now() };
+    if ((await this.accounts.count()) > 0) return false;
+    const ctx: RequestContext = { actor: null, now: this.ports.clock.now() };
     try {
-      await this.createAccountUnchecked(ctx, { username, displayName: username, password, roles: ['administrator'] }, true);
+      await this.create(ctx, { username, displayName: username, password, roles: ['administrator'] }, true);
       return true;
     } catch (error) {
       if (error instanceof DomainError && error.kind === 'conflict') return false;
@@ -83,71 +89,62 @@ export class IdentityService {
     }
   }
 
-  async createAccount(ctx: RequestContext, body: { username: string; displayName?: string; password: string; roles: string[] }) {
-    return this.createAccountUnchecked(ctx, body, false);
+  /** The new account's id. */
+  async createAccount(ctx: RequestContext, body: { username: string; displayName?: string; password: string; roles: string[] }): Promise<number> {
+    return this.create(ctx, body, false);
   }
 
-  private async createAccountUnchecked(ctx: RequestContext, body: { username: string; displayName?: string; password: string; roles: string[] }, bootstrap: boolean) {
+  /**
+   * The account, its user name's reservation and (bootstrap) the installation's one bootstrap, in
+   * one commit of new streams: a name or a bootstrap taken meanwhile refuses it (409), no retry.
+   */
+  private async create(ctx: RequestContext, body: { username: string; displayName?: string; password: string; roles: string[] }, bootstrap: boolean): Promise<number> {
     checkNewPassword(body.password);
-    const id = await this.ids.next('account');
+    const id = await this.ports.ids.next('account');
+    const passwordHash = await this.passwords.hash(body.password);
     const events = accountDecider.decide(
-      { type: 'CreateAccount', id, username: body.username, displayName: body.displayName ?? body.username, roles: body.roles, passwordHash: await hashPassword(body.password), bootstrap },
+      { type: 'CreateAccount', id, username: body.username, displayName: body.displayName ?? body.username, roles: body.roles, passwordHash, bootstrap },
       accountDecider.initialState(),
     );
-    try {
-      await this.commands.appendAll([
-        ...(bootstrap ? [{ stream: streams.bootstrap, events: [{ type: 'InstallationBootstrapped', data: { accountId: id } }], expectedRevision: 'no_stream' as const }] : []),
-        { stream: streams.username(body.username), events: [{ type: 'UsernameReserved', data: { accountId: id, username: body.username } }], expectedRevision: 'no_stream' },
-        { stream: streams.account(id), events, expectedRevision: 'no_stream' },
-      ], ctx);
-    } catch (error) {
-      if ((error as Error).name === 'WrongExpectedRevision') throw refuse.conflict(`The username "${body.username}" is taken.`);
-      throw error;
-    }
-    return this.getAccount(id);
+    await this.commands.transact(ctx, async (attempt) => {
+      if (bootstrap) attempt.record(streams.bootstrap, [{ type: 'InstallationBootstrapped', data: { accountId: id } }], 'no_stream');
+      attempt.record(streams.username(body.username), [{ type: 'UsernameReserved', data: { accountId: id, username: body.username } }], 'no_stream');
+      attempt.record(streams.account(id), events, 'no_stream');
+    }, { conflict: () => refuse.conflict(`The username "${body.username}" is taken.`) });
+    return id;
   }
 
-  async getAccount(id: number) {
-    const row: AccountRow | undefined = await this.db.knex('accounts').where({ id }).first();
-    if (!row) throw refuse.notFound('No such account.');
-    return accountView(row);
-  }
-
-  async listAccounts() {
-    const rows: AccountRow[] = await this.db.knex('accounts').orderBy('id');
-    return rows.map(accountView);
-  }
-
-  async updateAccount(ctx: RequestContext, id: number, patch: { displayName?: string; roles?: string[]; active?: boolean }) {
+  async updateAccount(ctx: RequestContext, id: number, patch: { displayName?: string; roles?: string[]; active?: boolean }): Promise<void> {
     await this.commands.execute(streams.account(id), accountDecider, { type: 'UpdateAccount', ...patch }, ctx);
     // A deactivated account's sessions end: reactivating it must not bring them back (issue #17).
-    if (patch.active === false) await this.endSessions(ctx, id);
-    return this.getAccount(id);
+    if (patch.active === false) await this.sessions.endAllOf(id, ctx.now);
   }
 
   /** `sessionToken` is the session that asks: it stays; the account's other sessions end (issue #17). */
   async changeOwnPassword(ctx: RequestContext, principal: Principal, currentPassword: string, newPassword: string, sessionToken: string): Promise<void> {
-    const row: AccountRow | undefined = await this.db.knex('accounts').where({ id: principal.accountId }).first();
-    if (!row || !(await verifyPassword(currentPassword ?? '', row.password_hash))) throw refuse.forbidden('The current password is not right.');
+    const found = await this.accounts.byId(principal.accountId);
+    const ok = await this.passwords.verify(currentPassword ?? '', found?.passwordHash ?? null);
+    if (!found || !ok) throw refuse.forbidden('The current password is not right.');
     checkNewPassword(newPassword);
-    await this.commands.execute(streams.account(principal.accountId), accountDecider, { type: 'ChangeOwnPassword', passwordHash: await hashPassword(newPassword) }, ctx);
-    await this.endSessions(ctx, principal.accountId, sessionToken);
-    // Spec 1 §5: an administrator's own change revokes the keys that account issued.
-    if (isAdministrator(principal.roles)) await this.revokeKeysOf(ctx, principal.accountId, 'password_changed');
+    const passwordHash = await this.passwords.hash(newPassword);
+    // Spec 1 §5: an administrator's own change revokes the keys that account issued, in the same commit.
+    const revokes = isAdministrator(principal.roles);
+    await this.commands.transact(ctx, async (attempt) => {
+      await attempt.decide(streams.account(principal.accountId), accountDecider, { type: 'ChangeOwnPassword', passwordHash });
+      if (revokes) await this.revoke(attempt, await this.keys.activeKeysOf(principal.accountId), 'password_changed');
+    });
+    await this.sessions.endAllOf(principal.accountId, ctx.now, sha256Hex(sessionToken));
   }
 
+  /** A reset revokes the account's keys in the same commit and ends its sessions. */
   async resetPassword(ctx: RequestContext, id: number, newPassword: string): Promise<void> {
     checkNewPassword(newPassword);
-    await this.commands.execute(streams.account(id), accountDecider, { type: 'ResetPassword', passwordHash: await hashPassword(newPassword) }, ctx);
-    await this.revokeKeysOf(ctx, id, 'password_reset');
-    await this.endSessions(ctx, id);
-  }
-
-  /** Ends an account's open sessions, but the one named by `keep` (sessions are a table, ADR 0004). */
-  private async endSessions(ctx: RequestContext, accountId: number, keep?: string): Promise<void> {
-    const q = this.db.knex('sessions').where({ account_id: accountId }).whereNull('ended_at');
-    if (keep !== undefined) q.whereNot({ token_hash: sha256Hex(keep) });
-    await q.update({ ended_at: ctx.now.toISOString() });
+    const passwordHash = await this.passwords.hash(newPassword);
+    await this.commands.transact(ctx, async (attempt) => {
+      await attempt.decide(streams.account(id), accountDecider, { type: 'ResetPassword', passwordHash });
+      await this.revoke(attempt, await this.keys.activeKeysOf(id), 'password_reset');
+    });
+    await this.sessions.endAllOf(id, ctx.now);
   }
 
   // ---- sessions ----------------------------------------------------------------------------
@@ -162,7 +159,7 @@ export class IdentityService {
   /** `fields` name the username and password where a refusal quotes them (the route's body members). */
   async signIn(ctx: RequestContext, username: string, password: string, addressBucket: string,
     fields: { username: string; password: string } = { username: 'username', password: 'password' }): Promise<SignInOutcome> {
-    if (this.sessionPolicy.oidcIssuer && !this.sessionPolicy.passwordLogin) throw refuse.forbidden('Password sign-in is turned off; sign in through single sign-on.');
+    if (this.policy.oidcIssuer && !this.policy.passwordLogin) throw refuse.forbidden('Password sign-in is turned off; sign in through single sign-on.');
     const name = typeof username === 'string' ? username : '';
     const accountKey = name.toLowerCase().slice(0, 200);
     await this.recordEndedThrottles(ctx);
@@ -185,19 +182,20 @@ export class IdentityService {
       await this.recordRefusal(ctx, name, 'control_characters');
       throw refuse.invalid(`The request is not valid: ${malformed}.`);
     }
-    const row: AccountRow | undefined = name ? await this.db.knex('accounts').where({ username_key: name.toLowerCase() }).first() : undefined;
-    const ok = await verifyPassword(typeof password === 'string' ? password : '', row?.password_hash ?? DUMMY_PASSWORD_HASH);
-    if (!row || !ok || !row.active) {
+    const found = name ? await this.accounts.byUsername(name) : null;
+    // Compared even when no account has the name (against a dummy hash), so timing does not tell.
+    const ok = await this.passwords.verify(typeof password === 'string' ? password : '', found?.passwordHash ?? null);
+    if (!found || !ok || !found.account.active) {
       await this.recordRefusal(ctx, name, 'credentials');
       return { refused: 'credentials' };
     }
     this.throttle.succeeded(accountKey, addressBucket);
-    const token = newSecret('session');
-    const now = ctx.now.getTime();
-    const expiresAt = new Date(now + this.sessionPolicy.lifetimeMs).toISOString();
-    await this.db.knex('sessions').insert({ token_hash: sha256Hex(token), account_id: row.id, created_at: ctx.now.toISOString(), last_seen_at: ctx.now.toISOString(), expires_at: expiresAt, ended_at: null });
-    await this.commands.appendAll([{ stream: streams.sessions(Number(row.id)), events: [{ type: 'SignedIn', data: { accountId: Number(row.id) } }], expectedRevision: 'any' }], { ...ctx, actor: Number(row.id) });
-    return { signedIn: { token, expiresAt, account: accountView(row) } };
+    const { account } = found;
+    const token = this.ports.secrets.newSecret('session');
+    const expiresAt = new Date(ctx.now.getTime() + this.policy.lifetimeMs);
+    await this.sessions.open(sha256Hex(token), { accountId: account.id, at: ctx.now, expiresAt });
+    await this.commands.appendAll([{ stream: streams.sessions(account.id), events: [{ type: 'SignedIn', data: { accountId: account.id } }], expectedRevision: 'any' }], { ...ctx, actor: account.id });
+    return { signedIn: { token, expiresAt: expiresAt.toISOString(), account } };
   }
 
   private async recordRefusal(ctx: RequestContext, username: string, reason: 'credentials' | 'control_characters'): Promise<void> {
@@ -215,8 +213,13 @@ export class IdentityService {
   }
 
   async signOut(ctx: RequestContext, token: string, principal: Principal): Promise<void> {
-    await this.db.knex('sessions').where({ token_hash: sha256Hex(token) }).update({ ended_at: ctx.now.toISOString() });
+    await this.sessions.end(sha256Hex(token), ctx.now);
     await this.commands.appendAll([{ stream: streams.sessions(principal.accountId), events: [{ type: 'SignedOut', data: { accountId: principal.accountId } }], expectedRevision: 'any' }], ctx);
+  }
+
+  /** Refused bearer secrets from one address reached the ceiling (audited once per window). */
+  async recordBearerFailureCeiling(ctx: RequestContext, addressBucket: string): Promise<void> {
+    await this.commands.appendAll([{ stream: streams.bearerFailures, events: [{ type: 'BearerFailureCeilingReached', data: { address: addressBucket } }], expectedRevision: 'any' }], ctx);
   }
 
   /**
@@ -224,87 +227,74 @@ export class IdentityService {
    * ended, idle, deactivated all look alike).
    */
   async authenticate(secret: string): Promise<Principal | null> {
-    const now = this.clock.now();
+    const now = this.ports.clock.now();
     const hash = sha256Hex(secret);
-    if (secret.startsWith('vgl_s_')) {
-      const session = await this.db.knex('sessions').where({ token_hash: hash }).first();
-      if (!session || session.ended_at) return null;
-      const lastSeen = Date.parse(session.last_seen_at);
-      if (Date.parse(session.expires_at) <= now.getTime() || lastSeen + this.sessionPolicy.idleMs <= now.getTime()) return null;
-      const account: AccountRow | undefined = await this.db.knex('accounts').where({ id: session.account_id }).first();
+    if (isSessionSecret(secret)) {
+      const session = await this.sessions.find(hash);
+      if (!session || session.ended) return null;
+      const lastSeen = session.lastSeenAt.getTime();
+      if (session.expiresAt.getTime() <= now.getTime() || lastSeen + this.policy.idleMs <= now.getTime()) return null;
+      const account = (await this.accounts.byId(session.accountId))?.account;
       if (!account || !account.active) return null;
       // The idle clock moves at most every few seconds: a write per request is not needed.
-      if (now.getTime() - lastSeen > 5000) await this.db.knex('sessions').where({ token_hash: hash }).update({ last_seen_at: now.toISOString() });
-      return { kind: 'session', accountId: Number(account.id), username: account.username, displayName: account.display_name, roles: JSON.parse(account.roles), scopes: null, withdrawnScopes: [], keyId: null, restriction: null };
+      if (now.getTime() - lastSeen > 5000) await this.sessions.touch(hash, now);
+      return { kind: 'session', accountId: account.id, username: account.username, displayName: account.displayName, roles: account.roles, scopes: null, withdrawnScopes: [], keyId: null, restriction: null };
     }
-    // Key and account in one statement: every pipeline call starts here, one round trip less each.
-    type KeyAndAccount = Pick<ApiKeyRow, 'id' | 'account_id' | 'scopes' | 'restriction_kind' | 'restriction_id' | 'expires_at' | 'revoked_at'>
-      & Pick<AccountRow, 'username' | 'display_name' | 'roles' | 'active'>;
-    const [key] = await preparedRows<KeyAndAccount>(this.db, 'vigil_authenticate_key',
-      'SELECT k.id, k.account_id, k.scopes, k.restriction_kind, k.restriction_id, k.expires_at, k.revoked_at, a.username, a.display_name, a.roles, a.active'
-      + ' FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?', [hash]);
-    if (!key || key.revoked_at || (key.expires_at && Date.parse(key.expires_at) <= now.getTime())) return null;
-    if (!key.active) return null;
+    const key = await this.keys.byHash(hash);
+    if (!key || key.revoked || (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime())) return null;
+    if (!key.account.active) return null;
     // A key does what its account's current roles still allow (the rule of issue, applied on
     // every use): a writer's import key made a reader's stops importing (issue #17).
-    const roles: Role[] = JSON.parse(key.roles);
-    const scopes = effectiveScopes(JSON.parse(key.scopes), roles);
+    const { roles } = key.account;
+    const scopes = effectiveScopes(key.scopes, roles);
     return {
-      kind: 'key', accountId: Number(key.account_id), username: key.username, displayName: key.display_name, roles,
-      scopes: scopes.held, withdrawnScopes: scopes.withdrawn, keyId: Number(key.id), restriction: key.restriction_kind ? { kind: key.restriction_kind, id: Number(key.restriction_id) } : null,
+      kind: 'key', accountId: key.account.id, username: key.account.username, displayName: key.account.displayName, roles,
+      scopes: scopes.held, withdrawnScopes: scopes.withdrawn, keyId: key.keyId, restriction: key.restriction,
     };
   }
 
   // ---- integration keys --------------------------------------------------------------------
 
-  async issueKey(ctx: RequestContext, principal: Principal, body: { name: string; scopes: string[]; expiresAt?: string | null; repositoryId?: number; containerId?: number }) {
+  /** The new key's id and its secret (shown once: only its SHA-256 is kept). */
+  async issueKey(ctx: RequestContext, principal: Principal, body: { name: string; scopes: string[]; expiresAt?: string | null; repositoryId?: number; containerId?: number }): Promise<{ id: number; key: string }> {
     if (body.repositoryId !== undefined && body.containerId !== undefined) throw refuse.invalid('Restrict a key to one repository or one container image, not both.');
     let restriction: KeyRestriction = null;
     if (body.repositoryId !== undefined || body.containerId !== undefined) {
       const kind = body.repositoryId !== undefined ? 'repository' : 'container';
       const id = (body.repositoryId ?? body.containerId)!;
-      const row = await this.db.knex(kind === 'repository' ? 'repositories' : 'containers').where({ id }).first();
-      const visibility = await this.visibilities.of(principal);
-      if (!row || !visibility.canSee(kind, row)) throw refuse.notFound(`No ${TARGET_NOUN[kind]} ${id} is visible to you.`);
+      const target = await this.ports.targets.target(kind, id);
+      const visibility = await this.ports.visibilities.of(principal);
+      if (!target || !visibility.canSee(kind, target)) throw refuse.notFound(`No ${TARGET_NOUN[kind]} ${id} is visible to you.`);
       restriction = { kind, id };
     }
-    const secret = newSecret('key');
-    const id = await this.ids.next('api_key');
+    const secret = this.ports.secrets.newSecret('key');
+    const id = await this.ports.ids.next('api_key');
     await this.commands.execute(streams.apiKey(id), apiKeyDecider, {
       type: 'IssueApiKey', id, accountId: principal.accountId, accountRoles: principal.roles, name: body.name, scopes: body.scopes,
-      keyHash: sha256Hex(secret), keyPrefix: secret.slice(0, 12), expiresAt: body.expiresAt ?? null, restriction, now: ctx.now.toISOString(),
+      keyHash: sha256Hex(secret), keyPrefix: secret.slice(0, SHOWN_KEY_PREFIX_LENGTH), expiresAt: body.expiresAt ?? null, restriction, now: ctx.now,
     }, ctx);
-    const view = await this.getKey(id);
-    return { ...view, key: secret };
+    return { id, key: secret };
   }
 
-  async getKey(id: number) {
-    const row: ApiKeyRow | undefined = await this.db.knex('api_keys').where({ id }).first();
-    if (!row) throw refuse.notFound('No such key.');
-    return apiKeyView(row, this.clock.now());
-  }
-
-  async listKeys(principal: Principal) {
-    const q = this.db.knex('api_keys').orderBy('id');
-    if (!isAdministrator(principal.roles)) q.where({ account_id: principal.accountId });
-    const rows: ApiKeyRow[] = await q;
-    return rows.map((r) => apiKeyView(r, this.clock.now()));
-  }
-
+  /** A key of one's own (any key for an administrator); another's answers as an unknown one. */
   async revokeKey(ctx: RequestContext, principal: Principal, id: number): Promise<void> {
-    const row: ApiKeyRow | undefined = await this.db.knex('api_keys').where({ id }).first();
-    if (!row || (!isAdministrator(principal.roles) && Number(row.account_id) !== principal.accountId)) throw refuse.notFound('No such key.');
+    const owner = await this.keys.ownerOf(id);
+    if (owner === null || (!isAdministrator(principal.roles) && owner !== principal.accountId)) throw refuse.notFound('No such key.');
     await this.commands.execute(streams.apiKey(id), apiKeyDecider, { type: 'RevokeApiKey', reason: 'revoked' }, ctx);
   }
 
+  /** Revokes an account's keys, in one commit. */
   async revokeKeysOf(ctx: RequestContext, accountId: number, reason: RevocationReason): Promise<void> {
-    const rows: { id: number }[] = await this.db.knex('api_keys').where({ account_id: accountId }).whereNull('revoked_at').select('id');
-    for (const r of rows) await this.commands.execute(streams.apiKey(Number(r.id)), apiKeyDecider, { type: 'RevokeApiKey', reason }, ctx);
+    await this.commands.transact(ctx, async (attempt) => this.revoke(attempt, await this.keys.activeKeysOf(accountId), reason));
   }
 
-  /** Spec 1 §2.4: deleting a target revokes the keys restricted to it. */
-  async revokeKeysRestrictedTo(ctx: RequestContext, kind: 'repository' | 'container', id: number): Promise<void> {
-    const rows: { id: number }[] = await this.db.knex('api_keys').where({ restriction_kind: kind, restriction_id: id }).whereNull('revoked_at').select('id');
-    for (const r of rows) await this.commands.execute(streams.apiKey(Number(r.id)), apiKeyDecider, { type: 'RevokeApiKey', reason: 'target_deleted' }, ctx);
+  /** Spec 1 §2.4: deleting a target revokes the keys restricted to it (the targets context calls this). */
+  async revokeKeysRestrictedTo(ctx: RequestContext, kind: TargetKind, id: number): Promise<void> {
+    await this.commands.transact(ctx, async (attempt) => this.revoke(attempt, await this.keys.activeKeysRestrictedTo(kind, id), 'target_deleted'));
+  }
+
+  /** Each key's revocation, decided on its own stream within the caller's unit of work. */
+  private async revoke(attempt: Attempt, keyIds: readonly number[], reason: RevocationReason): Promise<void> {
+    for (const keyId of keyIds) await attempt.decide(streams.apiKey(keyId), apiKeyDecider, { type: 'RevokeApiKey', reason });
   }
 }

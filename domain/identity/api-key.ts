@@ -11,7 +11,7 @@ export type ApiKeyEvent =
   | DomainEvent<'ApiKeyRevoked', { id: number; reason: RevocationReason }>;
 
 export type ApiKeyCommand =
-  | { type: 'IssueApiKey'; id: number; accountId: number; accountRoles: readonly Role[]; name: string; scopes: string[]; keyHash: string; keyPrefix: string; expiresAt: string | null; restriction: KeyRestriction; now: string }
+  | { type: 'IssueApiKey'; id: number; accountId: number; accountRoles: readonly Role[]; name: string; scopes: string[]; keyHash: string; keyPrefix: string; expiresAt: string | null; restriction: KeyRestriction; now: Date }
   | { type: 'RevokeApiKey'; reason: RevocationReason };
 
 export interface ApiKeyState {
@@ -43,7 +43,7 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
         const allowed = scopesAllowedFor(command.accountRoles);
         const beyond = command.scopes.filter((s) => !allowed.has(s as Scope));
         if (beyond.length) throw refuse.forbidden(`A key never does more than its account: this account may not hold scope ${beyond.join(', ')}.`);
-        if (command.expiresAt !== null && !(Date.parse(command.expiresAt) > Date.parse(command.now))) {
+        if (command.expiresAt !== null && !(Date.parse(command.expiresAt) > command.now.getTime())) {
           throw refuse.invalid('expiresAt must be a time in the future (ISO 8601).');
         }
         return [{ type: 'ApiKeyIssued', data: {

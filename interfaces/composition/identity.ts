@@ -2,15 +2,38 @@ import { IdentityService } from '../../application/identity/identity-service';
 import { SignInThrottle } from '../../application/identity/sign-in-throttle';
 import { TeamService } from '../../application/identity/team-service';
 import { SettingsService } from '../../application/settings/settings-service';
+import { RandomSecretMinter } from '../../infrastructure/crypto/random-secret-minter';
+import { ScryptPasswordHasher } from '../../infrastructure/crypto/scrypt-password-hasher';
+import { SqlSessionStore } from '../../infrastructure/identity/sql-session-store';
+import { AccountQueries } from '../../projections/identity/account-queries';
+import { SqlGrantableTargets } from '../../projections/identity/grantable-targets';
+import { KeyQueries } from '../../projections/identity/key-queries';
+import { SettingsQueries } from '../../projections/identity/settings-queries';
+import { TeamQueries } from '../../projections/identity/team-queries';
 import { Core } from './core';
 
-/** Accounts, sessions, keys, teams and installation settings. */
+/**
+ * Accounts, sessions, keys, teams and installation settings: the commands (services) over the
+ * queries of projections/identity, which the routes also read directly.
+ */
 export function composeIdentity(core: Core) {
-  const { config } = core;
-  const identity = new IdentityService(core.db, core.visibility, core.commands, core.ids, core.clock,
-    { lifetimeMs: config.sessionLifetimeMs, idleMs: config.sessionIdleMs, passwordLogin: config.passwordLogin, oidcIssuer: config.oidcIssuer },
-    new SignInThrottle(config.signInThrottle));
-  return { identity, teams: new TeamService(core.db, core.commands, core.ids), settings: new SettingsService(core.db, core.commands) };
+  const { config, db, commands, ids } = core;
+  const accountQueries = new AccountQueries(db);
+  const keyQueries = new KeyQueries(db);
+  const teamQueries = new TeamQueries(db);
+  const settingsQueries = new SettingsQueries(db);
+  const targets = new SqlGrantableTargets(db);
+  const identity = new IdentityService({
+    commands, ids, clock: core.clock, accounts: accountQueries, keys: keyQueries, targets, visibilities: core.visibility,
+    sessions: new SqlSessionStore(db), passwords: new ScryptPasswordHasher(), secrets: new RandomSecretMinter(),
+    throttle: new SignInThrottle(config.signInThrottle),
+    policy: { lifetimeMs: config.sessionLifetimeMs, idleMs: config.sessionIdleMs, passwordLogin: config.passwordLogin, oidcIssuer: config.oidcIssuer },
+  });
+  return {
+    identity, accountQueries, keyQueries,
+    teams: new TeamService(commands, ids, accountQueries, targets), teamQueries,
+    settings: new SettingsService(commands, settingsQueries), settingsQueries,
+  };
 }
 
 export type IdentityContext = ReturnType<typeof composeIdentity>;

@@ -60,7 +60,7 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
   app.use(refuseNul);
 
   app.use(authMiddleware({
-    identity: services.identity, clock: services.clock, commands: services.commands,
+    identity: services.identity, clock: services.clock,
     keyRequests: new WindowCounter(config.apiKeyRequestsPerMinute, 60_000),
     bearerFailures: new WindowCounter(config.bearerFailuresPerWindow, config.bearerFailureWindowMs),
   }));

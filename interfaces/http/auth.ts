@@ -1,13 +1,11 @@
 import { NextFunction, Response } from 'express';
 import { IdentityService } from '../../application/identity/identity-service';
 import { missingScopeDetail } from '../../application/identity/principal';
-import { CommandHandler } from '../../application/command-handler';
 import { Clock } from '../../application/ports/clock';
 import { failureBucket } from './client-address';
 import { problem } from './problem';
 import { WindowCounter } from './rate-limits';
 import { VigilRequest } from './route';
-import { streams } from '../../domain/shared/streams';
 
 export function bearerOf(req: VigilRequest): string | null {
   const header = req.headers.authorization;
@@ -23,7 +21,7 @@ export function bearerOf(req: VigilRequest): string | null {
  * address; past the ceiling the address is refused until the window ends (audited once).
  */
 export function authMiddleware(deps: {
-  identity: IdentityService; clock: Clock; commands: CommandHandler;
+  identity: Pick<IdentityService, 'authenticate' | 'recordBearerFailureCeiling'>; clock: Clock;
   keyRequests: WindowCounter; bearerFailures: WindowCounter;
 }) {
   return async (req: VigilRequest, res: Response, next: NextFunction) => {
@@ -44,7 +42,7 @@ export function authMiddleware(deps: {
         if (!principal) {
           const wait = deps.bearerFailures.hit(bucket, now.getTime());
           if (wait === 0 && deps.bearerFailures.blockedFor(bucket, now.getTime())) {
-            await deps.commands.appendAll([{ stream: streams.bearerFailures, events: [{ type: 'BearerFailureCeilingReached', data: { address: bucket } }], expectedRevision: 'any' }], { actor: null, address: req.clientAddress, now });
+            await deps.identity.recordBearerFailureCeiling({ actor: null, address: req.clientAddress, now }, bucket);
           }
           throw problem.unauthorized();
         }

@@ -35,36 +35,47 @@ export function adminRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: '/settings', tag: 'Operations', summary: 'Installation settings by name', auth: { scope: 'read' },
       responses: { 200: { description: 'Settings' } },
-      handler: async () => s.settings.all(),
+      handler: async () => s.settingsQueries.all(),
     },
     {
       method: 'patch', path: '/settings', tag: 'Operations', summary: 'Change installation settings (each by the role spec 1 §5 names; administrator otherwise)', auth: { sessionOnly: true },
       // Keys are setting names (settings.name); the domain refuses unknown ones and bounds a text value.
       body: Type.Object({}, { additionalProperties: Type.Union([Type.Boolean(), Type.Integer(), Text({ max: SETTING_TEXT_MAX }), Type.Null()]), propertyNames: Text({ max: width('settings.name') }) }),
       responses: { 200: { description: 'All settings after the change' } },
-      handler: async (req) => s.settings.change(req.ctx!, req.principal!.roles, req.body),
+      handler: async (req) => {
+        await s.settings.change(req.ctx!, req.principal!.roles, req.body);
+        return s.settingsQueries.all();
+      },
     },
     {
       method: 'get', path: '/teams', tag: 'Teams', summary: 'Teams with members and grants', auth: admin,
       responses: { 200: { description: 'Teams', schema: Type.Array(Team) } },
-      handler: async () => s.teams.list(),
+      handler: async () => s.teamQueries.list(),
     },
     {
       method: 'post', path: '/teams', tag: 'Teams', summary: 'Create a team', auth: admin,
       body: Type.Object({ name: Text({ minLength: 1, max: width('teams.name') }) }, { additionalProperties: false }),
       responses: { 201: { description: 'Created', schema: Team } },
-      handler: async (req, res: Response) => { res.status(201); return s.teams.create(req.ctx!, req.body.name); },
+      handler: async (req, res: Response) => {
+        const id = await s.teams.create(req.ctx!, req.body.name);
+        res.status(201);
+        return s.teamQueries.get(id);
+      },
     },
     {
       method: 'get', path: '/teams/{id}/members', tag: 'Teams', summary: "A team's members", auth: admin, params: Id,
       responses: { 200: { description: 'Account ids' } },
-      handler: async (req) => (await s.teams.get(Number(req.params.id))).members,
+      handler: async (req) => (await s.teamQueries.get(Number(req.params.id))).members,
     },
     {
       method: 'post', path: '/teams/{id}/members', tag: 'Teams', summary: 'Add a member', auth: admin, params: Id,
       body: Type.Object({ accountId: RowId() }, { additionalProperties: false }),
       responses: { 201: { description: 'The team', schema: Team } },
-      handler: async (req, res: Response) => { res.status(201); return s.teams.addMember(req.ctx!, Number(req.params.id), req.body.accountId); },
+      handler: async (req, res: Response) => {
+        await s.teams.addMember(req.ctx!, Number(req.params.id), req.body.accountId);
+        res.status(201);
+        return s.teamQueries.get(Number(req.params.id));
+      },
     },
     {
       method: 'delete', path: '/teams/{id}/members/{accountId}', tag: 'Teams', summary: 'Remove a member', auth: admin,
@@ -75,13 +86,17 @@ export function adminRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: '/teams/{id}/grants', tag: 'Teams', summary: "A team's grants", auth: admin, params: Id,
       responses: { 200: { description: 'Grants' } },
-      handler: async (req) => (await s.teams.get(Number(req.params.id))).grants,
+      handler: async (req) => (await s.teamQueries.get(Number(req.params.id))).grants,
     },
     {
       method: 'post', path: '/teams/{id}/grants', tag: 'Teams', summary: 'Grant a project or one target to the team', auth: admin, params: Id,
       body: Type.Object({ kind: GrantKind, id: RowId() }, { additionalProperties: false }),
       responses: { 201: { description: 'The team', schema: Team } },
-      handler: async (req, res: Response) => { res.status(201); return s.teams.addGrant(req.ctx!, Number(req.params.id), req.body.kind, req.body.id); },
+      handler: async (req, res: Response) => {
+        await s.teams.addGrant(req.ctx!, Number(req.params.id), req.body.kind, req.body.id);
+        res.status(201);
+        return s.teamQueries.get(Number(req.params.id));
+      },
     },
     {
       method: 'delete', path: '/teams/{id}/grants/{kind}/{targetId}', tag: 'Teams', summary: 'Withdraw a grant', auth: admin,

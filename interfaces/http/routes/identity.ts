@@ -59,7 +59,7 @@ export function identityRoutes(s: Services): RouteDef[] {
       responses: { 200: { description: 'The caller' } },
       handler: async (req) => {
         const p = principalOf(req);
-        return { ...(await s.identity.getAccount(p.accountId)), credential: p.kind, ...(p.kind === 'key' ? { keyId: p.keyId, scopes: p.scopes, restriction: p.restriction } : {}) };
+        return { ...(await s.accountQueries.get(p.accountId)), credential: p.kind, ...(p.kind === 'key' ? { keyId: p.keyId, scopes: p.scopes, restriction: p.restriction } : {}) };
       },
     },
     {
@@ -71,19 +71,22 @@ export function identityRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: '/accounts', tag, summary: 'Accounts (administrator)', auth: admin,
       responses: { 200: { description: 'Accounts', schema: Type.Array(Account) } },
-      handler: async () => s.identity.listAccounts(),
+      handler: async () => s.accountQueries.list(),
     },
     {
       method: 'post', path: '/accounts', tag, summary: 'Create an account (administrator)', auth: admin,
       body: Type.Object({ username: Text({ minLength: 1, max: width('accounts.username') }), displayName: Type.Optional(DisplayName), password: Password, roles: Type.Array(Word, { minItems: 1 }) }, { additionalProperties: false }),
       responses: { 201: { description: 'Created', schema: Account }, 409: { description: 'Username taken' } },
-      handler: async (req) => s.identity.createAccount(req.ctx!, req.body),
+      handler: async (req) => s.accountQueries.get(await s.identity.createAccount(req.ctx!, req.body)),
     },
     {
       method: 'patch', path: '/accounts/{id}', tag, summary: 'Change an account (administrator); deactivating it ends its sessions', auth: admin, params: Id,
       body: Type.Object({ displayName: Type.Optional(DisplayName), roles: Type.Optional(Type.Array(Word, { minItems: 1 })), active: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
       responses: { 200: { description: 'Changed', schema: Account } },
-      handler: async (req) => s.identity.updateAccount(req.ctx!, Number(req.params.id), req.body),
+      handler: async (req) => {
+        await s.identity.updateAccount(req.ctx!, Number(req.params.id), req.body);
+        return s.accountQueries.get(Number(req.params.id));
+      },
     },
     {
       method: 'post', path: '/accounts/{id}/password-reset', tag, summary: "Reset an account's password (administrator); revokes that account's keys", auth: admin, params: Id,
@@ -94,7 +97,7 @@ export function identityRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: '/api-keys', tag, summary: 'Integration keys (yours; every key for an administrator)', auth: { sessionOnly: true },
       responses: { 200: { description: 'Keys', schema: Type.Array(ApiKey) } },
-      handler: async (req) => s.identity.listKeys(principalOf(req)),
+      handler: async (req) => s.keyQueries.list(principalOf(req), req.ctx!.now),
     },
     {
       method: 'post', path: '/api-keys', tag, summary: 'Issue an integration key; the secret `key` appears in this answer only', auth: { sessionOnly: true },
@@ -104,7 +107,11 @@ export function identityRoutes(s: Services): RouteDef[] {
         repositoryId: Type.Optional(RowId()), containerId: Type.Optional(RowId()),
       }, { additionalProperties: false }),
       responses: { 201: { description: 'Issued', schema: Type.Intersect([ApiKey, Type.Object({ key: Type.String() })]) } },
-      handler: async (req, res: Response) => { res.status(201); return s.identity.issueKey(req.ctx!, principalOf(req), req.body); },
+      handler: async (req, res: Response) => {
+        const { id, key } = await s.identity.issueKey(req.ctx!, principalOf(req), req.body);
+        res.status(201);
+        return { ...(await s.keyQueries.get(id, req.ctx!.now)), key };
+      },
     },
     {
       method: 'delete', path: '/api-keys/{id}', tag, summary: 'Revoke a key', auth: { sessionOnly: true }, params: Id,

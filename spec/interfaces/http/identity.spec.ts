@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ManualClock } from '../../../application/ports/clock';
+import { streams } from '../../../domain/shared/streams';
 import { ADMIN, RunningVigil, startVigil } from '../../support/vigil';
 
 describe('Identity and access over HTTP', function () {
@@ -259,12 +260,63 @@ describe('Identity and access over HTTP', function () {
       expect((await v.request('GET', '/me', { token: writer.token })).status).to.equal(401);
     });
 
+    it('[S1.5-14] records a password reset and the revocations of the account\'s keys in one commit', async () => {
+      const writer = await v.account(['writer']);
+      const keys = [await v.key(writer.token, { name: 'one', scopes: ['read'] }), await v.key(writer.token, { name: 'two', scopes: ['read'] })];
+      const r = await v.request('POST', `/accounts/${writer.id}/password-reset`, { token: admin, body: { newPassword: 'reset-password-456' } });
+      expect(r.status).to.equal(204);
+      const rows: { stream_id: string; type: string; commit_id: string }[] = await v.database.db.knex('events')
+        .whereIn('stream_id', [streams.account(writer.id), ...keys.map((k) => streams.apiKey(k.id))])
+        .whereIn('type', ['AccountPasswordChanged', 'ApiKeyRevoked'])
+        .select('stream_id', 'type', v.database.db.knex.raw('commit_id::text AS commit_id'));
+      expect(rows.map((e) => e.type).sort()).to.deep.equal(['AccountPasswordChanged', 'ApiKeyRevoked', 'ApiKeyRevoked']);
+      expect(new Set(rows.map((e) => e.commit_id)).size).to.equal(1);
+    });
+
     it('keeps no password or key secret in any event (trap 6)', async () => {
       const rows: { data: string }[] = await v.database.db.knex('events').select('data');
       const all = rows.map((r) => r.data).join('\n');
       expect(all).not.to.contain(ADMIN.password);
       expect(all).not.to.contain('a-long-enough-password');
       expect(all).not.to.match(/vgl_[ks]_[A-Za-z0-9_-]{20,}/); // a 6-character prefix is kept to recognise a key
+    });
+  });
+
+  describe('teams', () => {
+    it('lists each team with its own members and grants, as its members and grants routes show them', async () => {
+      const token = await v.signIn();
+      const project = await v.request('POST', '/projects', { token, body: { name: 'Team listing' } });
+      const reader = await v.account(['reader']);
+      const writer = await v.account(['writer']);
+      const alpha = await v.request('POST', '/teams', { token, body: { name: 'alpha' } });
+      const beta = await v.request('POST', '/teams', { token, body: { name: 'beta' } });
+      expect(alpha.status).to.equal(201);
+      expect(alpha.body).to.deep.include({ name: 'alpha', members: [], grants: [] });
+      await v.request('POST', `/teams/${alpha.body.id}/members`, { token, body: { accountId: writer.id } });
+      const added = await v.request('POST', `/teams/${alpha.body.id}/members`, { token, body: { accountId: reader.id } });
+      expect(added.status).to.equal(201);
+      expect(added.body.members).to.deep.equal([reader.id, writer.id]);
+      await v.request('POST', `/teams/${beta.body.id}/members`, { token, body: { accountId: reader.id } });
+      const granted = await v.request('POST', `/teams/${alpha.body.id}/grants`, { token, body: { kind: 'project', id: project.body.id } });
+      expect(granted.body.grants).to.deep.equal([{ kind: 'project', id: project.body.id }]);
+
+      const listed: { id: number; name: string; members: number[]; grants: unknown[] }[] = (await v.request('GET', '/teams', { token })).body;
+      const team = (id: number) => listed.find((t) => t.id === id)!;
+      expect(team(alpha.body.id)).to.deep.include({ name: 'alpha', members: [reader.id, writer.id], grants: [{ kind: 'project', id: project.body.id }] });
+      expect(team(beta.body.id)).to.deep.include({ name: 'beta', members: [reader.id], grants: [] });
+      expect((await v.request('GET', `/teams/${alpha.body.id}/members`, { token })).body).to.deep.equal([reader.id, writer.id]);
+      expect((await v.request('GET', `/teams/${alpha.body.id}/grants`, { token })).body).to.deep.equal([{ kind: 'project', id: project.body.id }]);
+    });
+
+    it('answers 404 for an unknown team, member or grant target, writing nothing', async () => {
+      const token = await v.signIn();
+      const team = await v.request('POST', '/teams', { token, body: { name: 'gamma' } });
+      const before = await v.eventCount();
+      expect((await v.request('GET', '/teams/999999/members', { token })).status).to.equal(404);
+      expect((await v.request('POST', '/teams/999999/members', { token, body: { accountId: 1 } })).status).to.equal(404);
+      expect((await v.request('POST', `/teams/${team.body.id}/members`, { token, body: { accountId: 999999 } })).status).to.equal(404);
+      expect((await v.request('POST', `/teams/${team.body.id}/grants`, { token, body: { kind: 'repository', id: 999999 } })).status).to.equal(404);
+      expect(await v.eventCount()).to.equal(before);
     });
   });
 });
