@@ -1,9 +1,9 @@
 import { CredentialEvent, currentSecret } from '../../domain/credentials/credential';
-import { Database } from '../../infrastructure/db/database';
 import { EventStore } from '../ports/event-store';
 import { CloneCredential, ScanFailure, ScanTarget } from '../ports/scanning';
 import { SecretBox, SecretUnusable } from '../ports/secret-box';
 import { streams } from '../../domain/shared/streams';
+import { RepositoryCredentialLookup } from './ports';
 
 /**
  * Hands the built-in worker the credential a repository names, unsealed for one run (issue #4). It
@@ -13,13 +13,12 @@ import { streams } from '../../domain/shared/streams';
  * permanently: "credential unusable" (spec 1 §3.1, S1.3.1-14). Reasons never hold the secret.
  */
 export class CloneCredentials {
-  constructor(private readonly db: Database, private readonly store: EventStore, private readonly box: SecretBox) {}
+  constructor(private readonly repositories: RepositoryCredentialLookup, private readonly store: EventStore, private readonly box: SecretBox) {}
 
   async forTarget(target: ScanTarget): Promise<CloneCredential | undefined> {
     if (target.kind !== 'repository') return undefined;
-    const row: { credential_id: number | null } | undefined = await this.db.knex('repositories').where({ id: target.id }).select('credential_id').first();
-    if (!row || row.credential_id === null) return undefined;
-    const id = Number(row.credential_id);
+    const id = await this.repositories.credentialIdOf(target.id);
+    if (id == null) return undefined;
     const recorded = await this.store.readStream<CredentialEvent['data']>(streams.credential(id));
     const secret = currentSecret(recorded.map((r) => ({ type: r.type, data: r.data }) as CredentialEvent));
     if (!secret) throw new ScanFailure('permanent', `credential unusable: stored credential ${id} was removed; name another one on repository ${target.id}.`);

@@ -23,6 +23,8 @@ export const streams = {
   /** The reservation of a target's (identity, branch, sub-path) key (trap 4). */
   targetKey: (key: string) => `target-key-${key}`,
   credential: (id: number) => `credential-${id}`,
+  solution: (id: number) => `solution-${id}`,
+  project: (id: number) => `project-${id}`,
   // backlog and imports
   issue: (key: string) => `issue-${key}`,
   source: (slug: string) => `source-${slug.toLowerCase()}`,

@@ -23,7 +23,7 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
   const scans = composeScans(core, identity, targets, backlog);
   return {
     config, log: core.log, clock: core.clock, db: core.db, store: core.store, commands: core.commands, projections: core.projections,
-    ...identity, targets: targets.targets, credentials: targets.credentials, sources: targets.sources, ...backlog, ...scans,
+    ...identity, targets: targets.targets, credentials: targets.credentials, sources: targets.sources, ...targets.queries, ...backlog, ...scans,
     ...composeGate(core), ...composeScorecards(core, identity), ...composeEnrichment(core),
   };
 }

@@ -1,4 +1,3 @@
-import { CloneCredentials } from '../../application/credentials/clone-credentials';
 import { BackgroundLease, ScanLeases } from '../../application/scans/scan-leases';
 import { ScanLifecycle } from '../../application/scans/scan-lifecycle';
 import { ScanScheduler } from '../../application/scans/scan-scheduler';
@@ -28,7 +27,7 @@ export function composeScans(core: Core, identity: IdentityContext, targets: Tar
     labels: config.scans.workerLabels, workerId: `embedded:${core.instance}`,
     // Without ENCRYPTION_KEY nothing stored can be opened: scans needing a credential wait, spending no attempt (S1.3.1-20).
     holdsCredentials: config.encryptionKey !== null,
-    credentials: new CloneCredentials(db, core.store, targets.secretBox),
+    credentials: targets.cloneCredentials,
   });
   const scanScheduler = new ScanScheduler(db, scans, scanLifecycle, identity.settings, clock, new BackgroundLease(db, 'scan-scheduler', core.instance), log,
     { intervalMs: config.scans.schedulerIntervalMs });

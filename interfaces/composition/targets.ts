@@ -1,23 +1,40 @@
+import { CloneCredentials } from '../../application/credentials/clone-credentials';
 import { CredentialService } from '../../application/credentials/credential-service';
 import { SourceService } from '../../application/sources/source-service';
 import { TargetService } from '../../application/targets/target-service';
 import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
 import { CloneGuard } from '../../infrastructure/scanning/clone-guard';
+import { CredentialQueries } from '../../projections/credentials/queries';
+import { SqlKeyLookup } from '../../projections/identity/key-lookup';
+import { SourceQueries } from '../../projections/sources/queries';
+import { PortfolioQueries } from '../../projections/targets/portfolio-queries';
+import { TargetQueries } from '../../projections/targets/queries';
+import { RepositoryLookups } from '../../projections/targets/repository-lookups';
 import { Core } from './core';
 import { IdentityContext } from './identity';
 
 /** Repositories and images, their stored clone credentials, and the declared import sources. */
 export function composeTargets(core: Core, identity: IdentityContext) {
-  const { config } = core;
+  const { config, db, commands, ids } = core;
   // Stored clone credentials sealed under ENCRYPTION_KEY (VIGIL_PREVIOUS_ENCRYPTION_KEYS open older ones).
   const secretBox = new AesGcmSecretBox(config.encryptionKey, config.previousEncryptionKeys);
-  const targets = new TargetService(core.db, core.visibility, core.commands, core.ids, identity.identity, identity.settings, config,
+  const targetQueries = new TargetQueries(db, core.visibility, { defaultIntervalDays: () => identity.settings.get<number>('scan_default_interval_days') });
+  const portfolioQueries = new PortfolioQueries(db, core.visibility);
+  const repositories = new RepositoryLookups(db);
+  const credentialQueries = new CredentialQueries(db, repositories);
+  const keys = new SqlKeyLookup(db);
+  const sourceQueries = new SourceQueries(db, keys);
+  const targets = new TargetService(targetQueries, portfolioQueries, commands, ids, identity.identity,
     // The clone guard on entry (spec 1 §8.3 "checked on entry and before each scan"); the executor builds its own for the scan-time check.
     new CloneGuard({ allowedHosts: config.scanners.gitAllowedHosts }));
   return {
     targets, secretBox,
-    credentials: new CredentialService(core.db, core.commands, core.ids, secretBox),
-    sources: new SourceService(core.db, core.commands, core.ids),
+    credentials: new CredentialService(credentialQueries, commands, ids, secretBox),
+    sources: new SourceService(sourceQueries, keys, { projectExists: (id) => portfolioQueries.projectExists(id), repositoryExists: (id) => repositories.exists(id) }, commands, ids),
+    /** The scan worker's access to the credential a repository names (unsealed for one run). */
+    cloneCredentials: new CloneCredentials(repositories, core.store, secretBox),
+    /** What the GET routes read. */
+    queries: { targetQueries, portfolioQueries, credentialQueries, sourceQueries },
   };
 }
 

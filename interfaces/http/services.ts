@@ -31,6 +31,10 @@ import type { ReviewScheduler } from '../../application/triage/review-scheduler'
 import type { TriageService } from '../../application/triage/triage-service';
 import type { FeedSync } from '../../application/enrichment/feed-sync';
 import type { CredentialService } from '../../application/credentials/credential-service';
+import type { TargetQueries } from '../../projections/targets/queries';
+import type { PortfolioQueries } from '../../projections/targets/portfolio-queries';
+import type { CredentialQueries } from '../../projections/credentials/queries';
+import type { SourceQueries } from '../../projections/sources/queries';
 import type { Logger } from 'winston';
 
 /** What the HTTP routes call: the application services, built by the container. */
@@ -69,4 +73,8 @@ export interface Services {
   scanWorker: ScanWorker;
   scanScheduler: ScanScheduler;
   credentials: CredentialService;
+  targetQueries: TargetQueries;
+  portfolioQueries: PortfolioQueries;
+  credentialQueries: CredentialQueries;
+  sourceQueries: SourceQueries;
 }

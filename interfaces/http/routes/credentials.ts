@@ -36,13 +36,13 @@ export function credentialRoutes(s: Services): RouteDef[] {
       method: 'get', path: '/credentials', tag: 'Credentials', summary: 'Stored credentials without their secrets (administrators)',
       auth: { scope: 'read', roles: ['administrator'], rolesDetail: 'Only an administrator lists stored credentials.' },
       responses: { 200: { description: 'Credentials, by id', schema: Type.Array(Credential) } },
-      handler: async () => s.credentials.list(),
+      handler: async () => s.credentialQueries.list(),
     },
     {
       method: 'get', path: '/credentials/{id}', tag: 'Credentials', summary: 'One stored credential without its secret (administrators)', params: Id,
       auth: { scope: 'read', roles: ['administrator'], rolesDetail: 'Only an administrator reads stored credentials.' },
       responses: { 200: { description: 'The credential', schema: Credential }, 404: { description: 'Unknown or removed' } },
-      handler: async (req) => s.credentials.get(Number(req.params.id)),
+      handler: async (req) => s.credentialQueries.get(Number(req.params.id)),
     },
     {
       method: 'post', path: '/credentials/ssh-keys', tag: 'Credentials', summary: 'Store an SSH private key (no passphrase) with the known_hosts lines it pins', auth: manage,

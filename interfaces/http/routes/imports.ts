@@ -28,7 +28,7 @@ export function importRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'get', path: '/sarif-sources', tag: 'Sources', summary: 'Declared sources with the state of their key (a revoked key shows as revoked)', auth: readers,
-      responses: { 200: { description: 'Sources' } }, handler: async () => s.sources.list(),
+      responses: { 200: { description: 'Sources' } }, handler: async () => s.sourceQueries.list(),
     },
     {
       method: 'post', path: '/sarif-sources/{slug}/disable', tag: 'Sources', summary: 'Disable a source: its imports stop', auth: governor, params: Slug,

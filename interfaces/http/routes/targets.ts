@@ -39,7 +39,7 @@ const Name = Text({ max: TARGET_NAME_MAX });
 function listHandler(s: Services, kind: TargetKind) {
   return async (req: VigilRequest, res: Response) => {
     const limit = Number(req.query.limit ?? 100);
-    const page = await s.targets.list(req.principal!, kind, limit, Number(req.query.after ?? 0));
+    const page = await s.targetQueries.list(req.principal!, kind, limit, Number(req.query.after ?? 0));
     if (page.next !== null) res.setHeader('Link', `</api/v1/${kind === 'repository' ? 'repositories' : 'containers'}?limit=${limit}&after=${page.next}>; rel="next"`);
     return page.items;
   };
@@ -60,7 +60,7 @@ export function targetRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: `/${plural}/{id}`, tag: 'Targets', summary: `One ${noun.toLowerCase()}`, auth: { scope: 'read' }, params: Id,
       responses: { 200: { description: 'The target', schema }, 404: { description: 'Unknown or not visible' } },
-      handler: async (req) => s.targets.get(req.principal!, kind, Number(req.params.id)),
+      handler: async (req) => s.targetQueries.get(req.principal!, kind, Number(req.params.id)),
     },
     {
       method: 'patch', path: `/${plural}/{id}`, tag: 'Targets', summary: `Change a ${noun.toLowerCase()} (partial)`, auth: writeRule, params: Id, body: patchBody,
@@ -77,7 +77,7 @@ export function targetRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: '/repositories/duplicates', tag: 'Targets', summary: 'Groups of repositories sharing an identity, oldest first (administrators)',
       auth: { scope: 'read', roles: ['administrator'], rolesDetail: 'Only an administrator lists duplicates.' },
-      responses: { 200: { description: 'Groups' } }, handler: async () => s.targets.duplicates(),
+      responses: { 200: { description: 'Groups' } }, handler: async () => s.targetQueries.duplicates(),
     },
     ...perKind('repository', 'repositories', Repository,
       Type.Object({ url: Url, branch: Type.Optional(Branch), subPath: Type.Optional(SubPath), name: Type.Optional(Name), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
@@ -89,7 +89,7 @@ export function targetRoutes(s: Services): RouteDef[] {
       'Container image'),
     {
       method: 'get', path: '/solutions', tag: 'Portfolio', summary: 'Solutions, each project with detectedLanguages and languagesUnknownFor', auth: { scope: 'read' },
-      responses: { 200: { description: 'Solutions' } }, handler: async (req) => s.targets.listSolutions(req.principal!),
+      responses: { 200: { description: 'Solutions' } }, handler: async (req) => s.portfolioQueries.listSolutions(req.principal!),
     },
     {
       method: 'post', path: '/solutions', tag: 'Portfolio', summary: 'Create a solution (administrator, CISO)', auth: { sessionOnly: true, roles: ['administrator', 'ciso'] },
@@ -99,7 +99,7 @@ export function targetRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'get', path: '/projects', tag: 'Portfolio', summary: 'Projects you see', auth: { scope: 'read' },
-      responses: { 200: { description: 'Projects' } }, handler: async (req) => s.targets.listProjects(req.principal!),
+      responses: { 200: { description: 'Projects' } }, handler: async (req) => s.portfolioQueries.listProjects(req.principal!),
     },
     {
       method: 'post', path: '/projects', tag: 'Portfolio', summary: 'Create a project (administrator, CISO)', auth: { sessionOnly: true, roles: ['administrator', 'ciso'] },
