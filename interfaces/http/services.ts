@@ -17,6 +17,7 @@ import { Database } from '../../infrastructure/db/database';
 import { ProjectionRunner } from '../../projections/engine/projection-runner';
 import type { TargetService } from '../../application/targets/target-service';
 import type { ScanService } from '../../application/scans/scan-service';
+import type { ScanQueries } from '../../projections/scans/queries';
 import type { ScanLifecycle } from '../../application/scans/scan-lifecycle';
 import type { ScanWorker } from '../../application/scans/scan-worker';
 import type { ScanScheduler } from '../../application/scans/scan-scheduler';
@@ -57,6 +58,7 @@ export interface Services {
   feeds: FeedSync;
   scorecards: ScorecardService;
   scans: ScanService;
+  scanQueries: ScanQueries;
   scanLifecycle: ScanLifecycle;
   scanWorker: ScanWorker;
   scanScheduler: ScanScheduler;
