@@ -1,5 +1,6 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { ALL_GRADES } from '../../../domain/scorecards';
+import type { TargetKind } from '../../../domain/shared/target-kind';
 import { RouteDef } from '../route';
 import { RowId } from '../row-id';
 import { Services } from '../services';
@@ -44,7 +45,7 @@ const tag = 'Scorecards';
 
 /** Scorecards, dashboards and badges (spec 1 §2.9, §4.6). Everything reads the scorecards projection's per-target rows. */
 export function scorecardRoutes(s: Services): RouteDef[] {
-  const perKind = (kind: 'repository' | 'container', plural: string): RouteDef => ({
+  const perKind = (kind: TargetKind, plural: string): RouteDef => ({
     method: 'get', path: `/scorecards/${plural}/{id}`, tag, auth: read, params: Id,
     summary: `A ${kind === 'repository' ? 'repository' : 'container image'}'s scorecard: score, grade, riskPoints, open counts (NO_DATA until scanned)`,
     responses: { 200: { description: 'The scorecard', schema: TargetScorecard }, 404: { description: 'Unknown or not visible' } },
