@@ -1,16 +1,15 @@
 import type { Finding, Provenance } from '../../domain/backlog/issue';
 import { fitFinding } from '../../domain/backlog/fit';
-import { DomainError, DomainEvent } from '../../domain/shared/decider';
+import { DomainError } from '../../domain/shared/decider';
 import { CompleteScan, FailureKind, LEASE_MS, leaseExpiry, scanDecider, ScanEvent, ScanState, StepSummary } from '../../domain/scans';
 import { waitingDecider } from '../../domain/scans/waiting';
 import type { TargetKind } from '../../domain/shared/target-kind';
-import { Database } from '../../infrastructure/db/database';
 import { BacklogService } from '../backlog/backlog-service';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Clock } from '../ports/clock';
-import { ExpectedRevision, WrongExpectedRevision } from '../ports/event-store';
+import { WrongExpectedRevision } from '../ports/event-store';
 import { ArtifactNormaliser, SCAN_STEPS, ScanFailure, ScanResult, ScanTarget } from '../ports/scanning';
-import { ScanLeases } from './scan-leases';
+import { ClaimableScans, ScanLeaseStore, TargetLookup } from './ports';
 import { TARGET_NOUN } from '../../domain/shared/target-kind';
 import { streams } from '../../domain/shared/streams';
 
@@ -44,25 +43,25 @@ const quiet: Log = { info: () => undefined, warn: () => undefined, error: () => 
 const MAX_LICENCES_KEPT = 1000;
 const LAPSE_BATCH = 200;
 
-type Append = { stream: string; events: DomainEvent[]; expectedRevision: ExpectedRevision };
-
 /**
  * The scan lifecycle after the request (spec 1 §3.1), the same for every executor: claim, lease
  * renewal, result, failure, and the lapse of leases nobody renewed. Every decision is the Scan
- * decider's; the lease table (ScanLeases) only arbitrates who may claim and keeps the heartbeat time
- * (ADR 0006).
+ * decider's, taken in a unit of work of the command handler (read, decide, record; run again on a
+ * conflict); the lease store (ScanLeaseStore) only arbitrates who may claim and keeps the heartbeat
+ * time (ADR 0006).
  *
  * Claim: candidates from the `scans` read model (pending, due, the credential rule, no scan of the
- * target running, attempt not reserved), then per candidate: decide ClaimScan on the stream, insert
- * the (scan, attempt) lease row (the atomic step: a second instance's insert fails and it moves on),
- * append ScanClaimed with the waiting reservation's release in one commit.
+ * target running, attempt not reserved), then per candidate: decide ClaimScan on the stream, reserve
+ * the (scan, attempt) lease row (the atomic step: a second instance's reservation fails and it moves
+ * on), record ScanClaimed with the waiting reservation's release in one commit.
  */
 export class ScanLifecycle {
   constructor(
-    private readonly db: Database,
     private readonly commands: CommandHandler,
     private readonly backlog: BacklogService,
-    private readonly leases: ScanLeases,
+    private readonly leases: ScanLeaseStore,
+    private readonly scans: ClaimableScans,
+    private readonly targets: TargetLookup,
     private readonly clock: Clock,
     private readonly settings: { retryDelaysMs: readonly number[] },
     private readonly normaliser: ArtifactNormaliser | null,
@@ -83,86 +82,70 @@ export class ScanLifecycle {
   async claim(executor: ScanExecutorIdentity, max: number): Promise<ClaimedScan[]> {
     if (max <= 0) return [];
     const now = this.clock.now();
-    const knex = this.db.knex;
-    const q = knex('scans as s')
-      .leftJoin('scan_leases as l', (j) => { j.on('l.scan_id', '=', 's.id').andOn('l.attempt', '=', knex.raw('s.attempts + 1')); })
-      .where('s.status', 'pending').where('s.not_before', '<=', now.toISOString()).whereNull('l.scan_id')
-      // One scan of a target at a time: a waiting scan starts when the running one has ended.
-      .whereNotExists(knex('scans as r').select(knex.raw('1')).whereRaw('r.target_kind = s.target_kind AND r.target_id = s.target_id').where('r.status', 'scanning'))
-      .orderBy([{ column: 's.not_before' }, { column: 's.id' }]).limit(max * 4 + 4).select('s.id');
-    if (!executor.holdsCredentials) {
-      q.where('s.requires_credential', false)
-        // A repository that came to name a credential after its scan was requested needs one all the same.
-        .whereNotExists(knex('repositories as c').select(knex.raw('1')).whereRaw("s.target_kind = 'repository' AND c.id = s.target_id").whereNotNull('c.credential_id'));
-    }
-    const candidates: Array<{ id: number }> = await q;
+    const candidates = await this.scans.claimable(now, max * 4 + 4, executor.holdsCredentials);
     const claimed: ClaimedScan[] = [];
-    for (const candidate of candidates) {
+    for (const scanId of candidates) {
       if (claimed.length >= max) break;
-      const claim = await this.tryClaim(Number(candidate.id), executor, now);
+      const claim = await this.tryClaim(scanId, executor, now);
       if (claim) claimed.push(claim);
     }
     return claimed;
   }
 
+  /**
+   * One unit of work: decide ClaimScan on the scan's stream, reserve the attempt's lease row (once: the
+   * atomic step across instances; a retry after a conflict keeps the row it took), then release the
+   * target's waiting reservation in the same commit. The row is given back unless the claim committed.
+   */
   private async tryClaim(scanId: number, executor: ScanExecutorIdentity, now: Date): Promise<ClaimedScan | null> {
-    const ctx = this.ctx(now, `claim:${executor.worker}`);
-    let reserved: { attempt: number; leaseExpiresAt: string } | null = null;
+    let reserved: { attempt: number } | null = null;
     try {
-      for (let round = 0; round < 5; round++) {
-        const scan = await this.commands.load(streams.scan(scanId), scanDecider);
-        let events: ScanEvent[];
-        try {
-          events = scanDecider.decide({ type: 'ClaimScan', worker: executor.worker, holdsCredentials: executor.holdsCredentials, now }, scan.state);
-        } catch (error) {
-          if (error instanceof DomainError) return null; // no longer pending, not due, or needs a credential
-          throw error;
-        }
-        const claimedEvent = events[0];
-        if (claimedEvent.type !== 'ScanClaimed') throw new Error('ClaimScan decided something else than ScanClaimed');
-        const { attempt, leaseExpiresAt, targetKind, targetId } = claimedEvent.data;
-        if (!reserved) {
-          if (!(await this.leases.reserve(scanId, attempt, executor.worker, now, leaseExpiresAt))) return null; // another executor was first
-          reserved = { attempt, leaseExpiresAt };
-        } else if (reserved.attempt !== attempt) {
-          return null;
-        }
-        const waiting = await this.commands.load(streams.scanWaiting(targetKind, targetId), waitingDecider);
-        const released = waitingDecider.decide({ type: 'Release', targetKind, targetId, scanId }, waiting.state);
-        try {
-          await this.commands.appendAll([
-            { stream: streams.scan(scanId), events, expectedRevision: scan.revision ?? 'no_stream' },
-            { stream: streams.scanWaiting(targetKind, targetId), events: released, expectedRevision: waiting.revision ?? 'no_stream' },
-          ], ctx);
-        } catch (error) {
-          if (error instanceof WrongExpectedRevision) continue; // a request on the target meanwhile: read both again
-          throw error;
-        }
-        const target = await this.scanTarget(targetKind, targetId);
-        const claim: ClaimedScan = {
-          scanId, attempt, worker: executor.worker, leaseExpiresAt, target: target ?? { kind: targetKind, id: targetId },
-        };
-        reserved = null; // the claim stands: the row lives until the attempt ends
-        if (!target) {
-          await this.fail(claim, new ScanFailure('permanent', `The ${TARGET_NOUN[targetKind]} ${targetId} no longer exists.`));
-          return null;
-        }
-        return claim;
+      let decided: { attempt: number; leaseExpiresAt: string; targetKind: TargetKind; targetId: number } | null;
+      try {
+        ({ value: decided } = await this.commands.transact(this.ctx(now, `claim:${executor.worker}`), async (unit) => {
+          const scan = await unit.load(streams.scan(scanId), scanDecider);
+          let events: ScanEvent[];
+          try {
+            events = scanDecider.decide({ type: 'ClaimScan', worker: executor.worker, holdsCredentials: executor.holdsCredentials, now }, scan.state);
+          } catch (error) {
+            if (error instanceof DomainError) return null; // no longer pending, not due, or needs a credential
+            throw error;
+          }
+          const claimedEvent = events[0];
+          if (claimedEvent.type !== 'ScanClaimed') throw new Error('ClaimScan decided something else than ScanClaimed');
+          const { attempt, leaseExpiresAt, targetKind, targetId } = claimedEvent.data;
+          if (!reserved) {
+            if (!(await this.leases.reserve(scanId, attempt, executor.worker, now, leaseExpiresAt))) return null; // another executor was first
+            reserved = { attempt };
+          } else if (reserved.attempt !== attempt) {
+            return null;
+          }
+          unit.record(streams.scan(scanId), events, scan.revision ?? 'no_stream');
+          // A request on the target meanwhile moves this stream: the whole unit runs again on both.
+          const waiting = await unit.load(streams.scanWaiting(targetKind, targetId), waitingDecider);
+          unit.record(streams.scanWaiting(targetKind, targetId), waitingDecider.decide({ type: 'Release', targetKind, targetId, scanId }, waiting.state), waiting.revision ?? 'no_stream');
+          return { attempt, leaseExpiresAt, targetKind, targetId };
+        }));
+      } catch (error) {
+        if (error instanceof WrongExpectedRevision) return null; // still contended after every attempt: the next tick tries again
+        throw error;
       }
-      return null;
+      if (!decided) return null;
+      const { attempt, leaseExpiresAt, targetKind, targetId } = decided;
+      const target = await this.targets.scanTarget(targetKind, targetId);
+      const claim: ClaimedScan = {
+        scanId, attempt, worker: executor.worker, leaseExpiresAt, target: target ?? { kind: targetKind, id: targetId },
+      };
+      reserved = null; // the claim stands: the row lives until the attempt ends
+      if (!target) {
+        await this.fail(claim, new ScanFailure('permanent', `The ${TARGET_NOUN[targetKind]} ${targetId} no longer exists.`));
+        return null;
+      }
+      return claim;
     } finally {
-      if (reserved) await this.leases.release(scanId, reserved.attempt).catch(() => undefined);
+      const held = reserved as { attempt: number } | null;
+      if (held) await this.leases.release(scanId, held.attempt).catch(() => undefined);
     }
-  }
-
-  /** What the executor needs of the target, from the targets read model; null when it was deleted. */
-  private async scanTarget(kind: TargetKind, id: number): Promise<ScanTarget | null> {
-    if (kind === 'repository') {
-      const row = await this.db.knex('repositories').where({ id }).select('url', 'branch', 'sub_path').first();
-      return row ? { kind, id, url: row.url, branch: row.branch, subPath: row.sub_path } : null;
-    }
-    const row = await this.db.knex('containers').where({ id }).select('image').first();
-    return row ? { kind, id, image: row.image } : null;
   }
 
   // ---- lease -------------------------------------------------------------------------------
@@ -175,9 +158,9 @@ export class ScanLifecycle {
     const now = this.clock.now();
     const lease = await this.leases.get(claim.scanId, claim.attempt);
     if (!lease || lease.worker !== claim.worker) return false;
-    const { state } = await this.commands.load(streams.scan(claim.scanId), scanDecider);
     try {
-      scanDecider.decide({ type: 'RenewLease', worker: claim.worker, attempt: claim.attempt, leaseExpiresAt: lease.lease_expires_at, now }, state);
+      await this.commands.execute(streams.scan(claim.scanId), scanDecider,
+        { type: 'RenewLease', worker: claim.worker, attempt: claim.attempt, leaseExpiresAt: lease.lease_expires_at, now }, this.ctx(now, `scan:${claim.scanId}`));
     } catch (error) {
       if (error instanceof DomainError) return false;
       throw error;
@@ -229,22 +212,37 @@ export class ScanLifecycle {
     };
     const tools = [...new Set(Object.values(steps).filter((s): s is StepSummary => s !== null).map((s) => s.tool))];
     const provenance: Provenance = { origin: 'scan', source: null, toolName: tools.join(', ') || 'scan', toolVersion: null, recordId: claim.scanId };
-    for (let round = 0; ; round++) {
-      const { state, revision } = await this.commands.load(streams.scan(claim.scanId), scanDecider);
-      if (!this.decides(() => scanDecider.decide({ ...command, outcome: { created: 0, resolved: 0, reopened: 0 } }, state))) {
-        this.log.warn('A scan result arrived for an attempt that no longer runs; it is discarded', { scanId: claim.scanId, attempt: claim.attempt });
-        return 'refused';
-      }
-      try {
-        await this.backlog.ingest(ctx, { targetKind, targetId, toolKeys }, findings, provenance, (outcome) => ({
-          stream: streams.scan(claim.scanId), events: scanDecider.decide({ ...command, outcome }, state), expectedRevision: revision ?? 'no_stream',
-        }));
-        await this.leases.release(claim.scanId, claim.attempt);
-        return 'completed';
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevision) || round >= 3) throw error;
-      }
+    const running = await this.runningAttempt(claim, ctx, command);
+    if (!running) return this.discarded(claim);
+    try {
+      await this.backlog.ingest(ctx, { targetKind, targetId, toolKeys }, findings, provenance, (outcome) => ({
+        stream: streams.scan(claim.scanId), events: scanDecider.decide({ ...command, outcome }, running.state), expectedRevision: running.revision ?? 'no_stream',
+      }));
+    } catch (error) {
+      // The scan's stream moved under the ingestion: a lapse or a failure report ended the attempt meanwhile.
+      if (error instanceof WrongExpectedRevision && !(await this.runningAttempt(claim, ctx, command))) return this.discarded(claim);
+      throw error;
     }
+    await this.leases.release(claim.scanId, claim.attempt);
+    return 'completed';
+  }
+
+  /**
+   * The scan's state and revision while the claim's attempt still runs (the decider would take its
+   * result), else null. A unit of work that decides and records nothing: the decision is recorded by
+   * the ingestion, in its own commit, with this revision.
+   */
+  private async runningAttempt(claim: ClaimedScan, ctx: RequestContext, command: Omit<CompleteScan, 'outcome'>): Promise<{ state: ScanState; revision: number | null } | null> {
+    const { value } = await this.commands.transact(ctx, async (unit) => {
+      const { state, revision } = await unit.load(streams.scan(claim.scanId), scanDecider);
+      return this.decides(() => scanDecider.decide({ ...command, outcome: { created: 0, resolved: 0, reopened: 0 } }, state)) ? { state, revision } : null;
+    });
+    return value;
+  }
+
+  private discarded(claim: ClaimedScan): ReportOutcome {
+    this.log.warn('A scan result arrived for an attempt that no longer runs; it is discarded', { scanId: claim.scanId, attempt: claim.attempt });
+    return 'refused';
   }
 
   private decides(fn: () => unknown): boolean {
@@ -270,35 +268,29 @@ export class ScanLifecycle {
     return outcome;
   }
 
-  /** Appends a failure decision (and, for a retry, the target's waiting reservation when free) with the revisions read. */
+  /** One unit of work: the failure decision, and for a retry the target's waiting reservation when free, with the revisions read. */
   private async decideFailure(scanId: number, ctx: RequestContext, decide: (state: ScanState) => ScanEvent[]): Promise<ReportOutcome> {
-    for (let round = 0; ; round++) {
-      const scan = await this.commands.load(streams.scan(scanId), scanDecider);
+    const { value: decided } = await this.commands.transact(ctx, async (unit) => {
+      const scan = await unit.load(streams.scan(scanId), scanDecider);
       let events: ScanEvent[];
       try {
         events = decide(scan.state);
       } catch (error) {
-        if (error instanceof DomainError) return 'refused';
+        if (error instanceof DomainError) return null;
         throw error;
       }
-      const appends: Append[] = [{ stream: streams.scan(scanId), events, expectedRevision: scan.revision ?? 'no_stream' }];
-      const decided = events[0];
-      if (decided.type === 'ScanRetryScheduled') {
-        const { targetKind, targetId } = decided.data;
-        const waiting = await this.commands.load(streams.scanWaiting(targetKind, targetId), waitingDecider);
-        appends.push({
-          stream: streams.scanWaiting(targetKind, targetId), expectedRevision: waiting.revision ?? 'no_stream',
-          events: waitingDecider.decide({ type: 'Requeue', targetKind, targetId, scanId }, waiting.state),
-        });
+      unit.record(streams.scan(scanId), events, scan.revision ?? 'no_stream');
+      const first = events[0];
+      if (first.type === 'ScanRetryScheduled') {
+        const { targetKind, targetId } = first.data;
+        const waiting = await unit.load(streams.scanWaiting(targetKind, targetId), waitingDecider);
+        unit.record(streams.scanWaiting(targetKind, targetId), waitingDecider.decide({ type: 'Requeue', targetKind, targetId, scanId }, waiting.state), waiting.revision ?? 'no_stream');
       }
-      try {
-        await this.commands.appendAll(appends, ctx);
-        if (decided.type === 'ScanFailed') this.log.info(`Scan ${scanId} failed (${decided.data.kind}): ${decided.data.reason}`);
-        return decided.type === 'ScanRetryScheduled' ? 'retry' : 'failed';
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevision) || round >= 4) throw error;
-      }
-    }
+      return first;
+    });
+    if (!decided) return 'refused';
+    if (decided.type === 'ScanFailed') this.log.info(`Scan ${scanId} failed (${decided.data.kind}): ${decided.data.reason}`);
+    return decided.type === 'ScanRetryScheduled' ? 'retry' : 'failed';
   }
 
   // ---- lapses ------------------------------------------------------------------------------
@@ -335,15 +327,10 @@ export class ScanLifecycle {
     }
     // Scans running without a lease row (a database restored without its scan_leases, say): their lease
     // is the one ScanClaimed started, lapsed 20 minutes after the claim.
-    const knex = this.db.knex;
-    const orphans: Array<{ id: number; attempts: number; started_at: string }> = await knex('scans as s').where('s.status', 'scanning')
-      .where('s.started_at', '<=', new Date(now.getTime() - LEASE_MS).toISOString())
-      .whereNotExists(knex('scan_leases as l').select(knex.raw('1')).whereRaw('l.scan_id = s.id AND l.attempt = s.attempts'))
-      .select('s.id', 's.attempts', 's.started_at').limit(LAPSE_BATCH);
+    const orphans = await this.scans.unleased(new Date(now.getTime() - LEASE_MS), LAPSE_BATCH);
     for (const orphan of orphans) {
-      const attempt = Number(orphan.attempts);
-      const outcome = await this.decideFailure(Number(orphan.id), this.ctx(now, 'lease-lapse'), (state) => scanDecider.decide({
-        type: 'LapseLease', attempt, leaseExpiresAt: leaseExpiry(new Date(orphan.started_at)), now, retryDelaysMs: this.settings.retryDelaysMs,
+      const outcome = await this.decideFailure(orphan.scanId, this.ctx(now, 'lease-lapse'), (state) => scanDecider.decide({
+        type: 'LapseLease', attempt: orphan.attempt, leaseExpiresAt: leaseExpiry(new Date(orphan.startedAt)), now, retryDelaysMs: this.settings.retryDelaysMs,
       }, state)).catch(() => 'refused' as const);
       if (outcome !== 'refused') lapsed++;
     }

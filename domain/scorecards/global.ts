@@ -14,7 +14,7 @@ export interface GlobalScorecardInput {
   /** Disallowed-licence findings of those targets; duplicates by id are counted once. */
   readonly licenceViolations: readonly { readonly id: unknown }[];
   /** For overdueCount; from the Clock port. */
-  readonly now: string;
+  readonly now: Date;
   readonly remediationWindows?: RemediationWindows;
 }
 
@@ -39,6 +39,7 @@ export interface GlobalScorecard {
  * exception's review date, not the remediation window, says when it is looked at again.
  */
 export function globalScorecard(input: GlobalScorecardInput): GlobalScorecard {
+  const now = input.now.toISOString();
   const counts = new Map<Grade, number>(ALL_GRADES.map((grade) => [grade, 0]));
   let observedTargets = 0;
   for (const target of input.targets) {
@@ -58,7 +59,7 @@ export function globalScorecard(input: GlobalScorecardInput): GlobalScorecard {
     if (issue.severity === 'critical') openCriticalCount++;
     if (issue.severity === 'high') openHighCount++;
     if (issue.kev) openKevCount++;
-    if (issue.triageStatus !== 'will_not_fix' && isOverdue(issue.firstSeenAt, issue.severity, input.now, input.remediationWindows)) {
+    if (issue.triageStatus !== 'will_not_fix' && isOverdue(issue.firstSeenAt, issue.severity, now, input.remediationWindows)) {
       overdueCount++;
     }
   }

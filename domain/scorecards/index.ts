@@ -5,3 +5,4 @@ export * from './ranking';
 export * from './aggregate';
 export * from './global';
 export * from './badge';
+export * from './badge-token';

@@ -21,10 +21,13 @@ import type { SettingsQueries } from '../../projections/identity/settings-querie
 import type { TeamQueries } from '../../projections/identity/team-queries';
 import type { TargetService } from '../../application/targets/target-service';
 import type { ScanService } from '../../application/scans/scan-service';
+import type { ScanQueries } from '../../projections/scans/queries';
 import type { ScanLifecycle } from '../../application/scans/scan-lifecycle';
 import type { ScanWorker } from '../../application/scans/scan-worker';
 import type { ScanScheduler } from '../../application/scans/scan-scheduler';
-import type { ScorecardService } from '../../application/scorecards/scorecard-service';
+import type { BadgeService } from '../../application/scorecards/badge-service';
+import type { BadgeQueries } from '../../projections/scorecards/badge-queries';
+import type { ScorecardQueries } from '../../projections/scorecards/queries';
 import type { GateService } from '../../application/gate/gate-service';
 import type { ExceptionQueries } from '../../application/triage/exception-queries';
 import type { ReviewScheduler } from '../../application/triage/review-scheduler';
@@ -67,8 +70,11 @@ export interface Services {
   reviewScheduler: ReviewScheduler;
   gate: GateService;
   feeds: FeedSync;
-  scorecards: ScorecardService;
+  scorecards: ScorecardQueries;
+  badges: BadgeService;
+  badgeQueries: BadgeQueries;
   scans: ScanService;
+  scanQueries: ScanQueries;
   scanLifecycle: ScanLifecycle;
   scanWorker: ScanWorker;
   scanScheduler: ScanScheduler;

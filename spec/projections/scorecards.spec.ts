@@ -181,7 +181,7 @@ describeEachEngine('Scorecards projection: triage, scans, days, rebuild', ({ eng
       }
     }
     expect(issues.length).to.be.greaterThan(10);
-    const expected = globalScorecard({ targets, issues, licenceViolations: licences, now: clock.now().toISOString() });
+    const expected = globalScorecard({ targets, issues, licenceViolations: licences, now: clock.now() });
     const answered = (await v.request('GET', '/scorecards/global', { token: admin })).body;
     expect(answered).to.deep.equal(JSON.parse(JSON.stringify(expected)));
   });

@@ -29,7 +29,10 @@ export function scanRoutes(s: Services): RouteDef[] {
     method: 'post', path: `/${plural}/{id}/scan`, tag: 'Scans', summary: `Request a scan of a ${noun} (administrators); 409 while one waits`, auth: triggerRule, params: Id,
     body: Type.Object({}, { additionalProperties: false }),
     responses: { 200: { description: 'The scan, pending', schema: Scan }, 404: { description: 'Unknown or not visible' }, 409: { description: 'A scan of the target is already waiting' } },
-    handler: async (req) => s.scans.request(req.ctx!, req.principal!, kind, Number(req.params.id)),
+    handler: async (req) => {
+      const { scanId } = await s.scans.request(req.ctx!, req.principal!, kind, Number(req.params.id));
+      return s.scanQueries.requested(scanId);
+    },
   });
   return [
     trigger('repository', 'repositories', 'repository'),
@@ -40,7 +43,7 @@ export function scanRoutes(s: Services): RouteDef[] {
       handler: async (req, res) => {
         const q = req.query as Record<string, string | undefined>;
         const limit = Number(q.limit ?? 50);
-        const page = await s.scans.list(req.principal!, {
+        const page = await s.scanQueries.list(req.principal!, {
           repositoryId: q.repo_id === undefined ? undefined : Number(q.repo_id), containerId: q.container_id === undefined ? undefined : Number(q.container_id),
           limit, before: q.before === undefined ? undefined : Number(q.before),
         });
@@ -58,7 +61,7 @@ export function scanRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: '/scans/{id}', tag: 'Scans', summary: 'One scan: {scan: {id, status, error, attempts, ...}}', auth: { scope: 'read' }, params: Id,
       responses: { 200: { description: 'The scan', schema: Type.Object({ scan: Scan }) }, 404: { description: 'Unknown or not visible' } },
-      handler: async (req) => s.scans.get(req.principal!, Number(req.params.id)),
+      handler: async (req) => s.scanQueries.get(req.principal!, Number(req.params.id)),
     },
   ];
 }

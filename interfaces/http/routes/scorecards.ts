@@ -1,5 +1,6 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { ALL_GRADES } from '../../../domain/scorecards';
+import type { TargetKind } from '../../../domain/shared/target-kind';
 import { RouteDef } from '../route';
 import { RowId } from '../row-id';
 import { Services } from '../services';
@@ -44,7 +45,7 @@ const tag = 'Scorecards';
 
 /** Scorecards, dashboards and badges (spec 1 §2.9, §4.6). Everything reads the scorecards projection's per-target rows. */
 export function scorecardRoutes(s: Services): RouteDef[] {
-  const perKind = (kind: 'repository' | 'container', plural: string): RouteDef => ({
+  const perKind = (kind: TargetKind, plural: string): RouteDef => ({
     method: 'get', path: `/scorecards/${plural}/{id}`, tag, auth: read, params: Id,
     summary: `A ${kind === 'repository' ? 'repository' : 'container image'}'s scorecard: score, grade, riskPoints, open counts (NO_DATA until scanned)`,
     responses: { 200: { description: 'The scorecard', schema: TargetScorecard }, 404: { description: 'Unknown or not visible' } },
@@ -62,19 +63,19 @@ export function scorecardRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: '/scorecards/badges', tag, auth: administrators, summary: 'Badge tokens issued (never the token itself)',
       responses: { 200: { description: 'Badges' } },
-      handler: async () => s.scorecards.listBadges(),
+      handler: async () => s.badgeQueries.list(),
     },
     {
       method: 'post', path: '/scorecards/badges', tag, auth: administrators,
       summary: 'Issue a public badge token for one target; the token appears in this answer only',
       body: Type.Object({ repositoryId: Type.Optional(RowId()), containerId: Type.Optional(RowId()) }, { additionalProperties: false }),
       responses: { 201: { description: 'Issued: {id, token, targetKind, targetId, path, issuedAt}' }, 404: { description: 'Unknown target' } },
-      handler: async (req, res) => { const badge = await s.scorecards.issueBadge(req.ctx!, req.body); res.status(201); return badge; },
+      handler: async (req, res) => { const badge = await s.badges.issue(req.ctx!, req.body); res.status(201); return badge; },
     },
     {
       method: 'delete', path: '/scorecards/badges/{id}', tag, auth: administrators, params: Id, summary: 'Revoke a badge token: its image answers 404 from now on',
       responses: { 204: { description: 'Revoked' }, 404: { description: 'Unknown badge' } },
-      handler: async (req) => { await s.scorecards.revokeBadge(req.ctx!, Number(req.params.id)); },
+      handler: async (req) => { await s.badges.revoke(req.ctx!, Number(req.params.id)); },
     },
     {
       // {token}.svg of spec 1 §4.6. The parameter's name only has to sort before DELETE's {id}: the request
@@ -84,7 +85,7 @@ export function scorecardRoutes(s: Services): RouteDef[] {
       params: Type.Object({ badgeToken: Text({ max: 100 }) }),
       responses: { 200: { description: 'image/svg+xml' }, 404: { description: 'Unknown or revoked token' } },
       handler: async (req, res) => {
-        const svg = await s.scorecards.badgeSvg(String(req.params.badgeToken));
+        const svg = await s.badgeQueries.svg(String(req.params.badgeToken));
         res.status(200)
           .type('image/svg+xml')
           .set({ 'Cache-Control': 'no-cache, max-age=0', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" })

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { globalScorecard, type GlobalIssue, type GlobalScorecardInput } from '../../../domain/scorecards/global';
 import { target } from './fixtures';
 
-const NOW = '2025-06-01T00:00:00.000Z';
+const NOW = new Date('2025-06-01T00:00:00.000Z');
 const OLD = '2025-01-01T00:00:00.000Z';
 const RECENT = '2025-05-30T00:00:00.000Z';
 

@@ -1,16 +1,14 @@
-import type { TargetKind } from '../../domain/shared/target-kind';
+import type { ScoredTarget } from '../../domain/scorecards';
 import { Database } from '../../infrastructure/db/database';
 
-export interface TargetRef {
-  readonly kind: TargetKind;
-  readonly id: number;
-}
+/** A target named by kind and id. */
+type TargetRef = Pick<ScoredTarget, 'kind' | 'id'>;
 
 /** The key the scorecards use for a target in sets and maps: `repository:12`. */
 export const targetKey = (kind: string, id: number | string): string => `${kind}:${Number(id)}`;
 
 /**
- * The port through which the scorecards learn what the scans say (spec 1 §2.9, §4.6):
+ * What the scorecards' queries learn of the scans (spec 1 §2.9, §4.6):
  * - scanned: a target with at least one completed scan has a score; one without reads NO_DATA;
  * - lastScanFailed: a target whose newest finished scan failed counts in /security/overview's failingCount.
  * `only` narrows the question to some targets; without it the answer covers every target.
@@ -25,7 +23,7 @@ const CHUNK = 500;
 
 /**
  * The SQL adapter: reads `scorecard_targets.scanned` and `.last_scan_failed`, which the scorecards
- * projection (projections/scorecards.ts) keeps from the scans' own events, the same facts the
+ * projection (projections/scorecards/projection.ts) keeps from the scans' own events, the same facts the
  * `scans` read model holds: a ScanCompleted on a `scan-<id>` stream makes its target scanned, the
  * newest of ScanCompleted and ScanFailed says whether the last scan failed. Reading the per-target
  * row rather than `scans` keeps GET /scorecards/global to one row per target (no DISTINCT over every

@@ -1,21 +1,19 @@
-import { Decider, DomainEvent, refuse } from '../../domain/shared/decider';
-import type { TargetKind } from '../../domain/shared/target-kind';
+import { Decider, DomainEvent, refuse } from '../shared/decider';
+import type { TargetKind } from '../shared/target-kind';
 
 /**
- * Public badge tokens (GET /scorecards/badges/{token}.svg). An administrator issues one per target
- * (POST /scorecards/badges); the answer carries the token once, the event and the read model only its
- * SHA-256 (trap 6: no usable secret in an immutable event). The token is 32 random bytes, so a plain
- * SHA-256 is enough to make the stored value useless to whoever reads the database or the log.
- * Revoking (DELETE /scorecards/badges/{id}) stops the image at once; a target keeps any number of tokens.
- *
- * Pure, like a domain decider; it lives here because the scorecards domain folder belongs to the
- * scoring rules, and it can move to domain/scorecards unchanged.
+ * Public badge tokens (GET /scorecards/badges/{token}.svg), one stream per badge. An administrator
+ * issues one per target (POST /scorecards/badges); the answer carries the token once, the event and
+ * the read model only its SHA-256 (trap 6: no usable secret in an immutable event). The token is 32
+ * random bytes, so a plain SHA-256 is enough to make the stored value useless to whoever reads the
+ * database or the log. Revoking (DELETE /scorecards/badges/{id}) stops the image at once; a target
+ * keeps any number of tokens.
  */
 export type BadgeStatus = 'none' | 'issued' | 'revoked';
 
 export type BadgeCommand =
-  | { type: 'IssueBadge'; id: number; targetKind: TargetKind; targetId: number; tokenHash: string; actor: number | null; at: string }
-  | { type: 'RevokeBadge'; id: number; actor: number | null; at: string };
+  | { type: 'IssueBadge'; id: number; targetKind: TargetKind; targetId: number; tokenHash: string; actor: number | null; now: Date }
+  | { type: 'RevokeBadge'; id: number; actor: number | null; now: Date };
 
 export type BadgeIssued = DomainEvent<'ScorecardBadgeIssued', { id: number; targetKind: TargetKind; targetId: number; tokenHash: string; actor: number | null; at: string }>;
 export type BadgeRevoked = DomainEvent<'ScorecardBadgeRevoked', { id: number; actor: number | null; at: string }>;
@@ -38,11 +36,12 @@ export const badgeDecider: Decider<BadgeCommand, BadgeEvent, BadgeState> = {
       if (command.type === 'RevokeBadge') throw refuse.notFound(`No badge ${command.id}.`);
       throw refuse.conflict(`Badge ${command.id} exists already.`);
     }
+    const at = command.now.toISOString();
     switch (command.type) {
       case 'IssueBadge':
-        return [{ type: 'ScorecardBadgeIssued', data: { id: command.id, targetKind: command.targetKind, targetId: command.targetId, tokenHash: command.tokenHash, actor: command.actor, at: command.at } }];
+        return [{ type: 'ScorecardBadgeIssued', data: { id: command.id, targetKind: command.targetKind, targetId: command.targetId, tokenHash: command.tokenHash, actor: command.actor, at } }];
       case 'RevokeBadge':
-        return [{ type: 'ScorecardBadgeRevoked', data: { id: command.id, actor: command.actor, at: command.at } }];
+        return [{ type: 'ScorecardBadgeRevoked', data: { id: command.id, actor: command.actor, at } }];
     }
   },
   evolve(state, event) {

@@ -1,0 +1,44 @@
+import { LeaseRow, ScanLeaseStore } from '../../application/scans/ports';
+import { Database } from '../db/database';
+import { isUniqueViolation } from '../eventstore/sql-event-store';
+
+/**
+ * The live claims of scans in `scan_leases` (ADR 0006), an operational table like `sessions`, never
+ * projected. The unique (scan_id, attempt) insert is the atomic claim across instances: the second
+ * instance's insert fails and it moves on. Heartbeats move `lease_expires_at` here instead of writing
+ * an event each.
+ */
+export class SqlScanLeases implements ScanLeaseStore {
+  constructor(private readonly db: Database) {}
+
+  async reserve(scanId: number, attempt: number, worker: string, now: Date, leaseExpiresAt: string): Promise<boolean> {
+    try {
+      await this.db.knex('scan_leases').insert({
+        scan_id: scanId, attempt, worker, claimed_at: now.toISOString(), lease_expires_at: leaseExpiresAt, renewed_at: now.toISOString(),
+      });
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async get(scanId: number, attempt: number): Promise<LeaseRow | undefined> {
+    return this.db.knex('scan_leases').where({ scan_id: scanId, attempt }).first();
+  }
+
+  async renew(scanId: number, attempt: number, worker: string, now: Date, until: string): Promise<boolean> {
+    const updated = await this.db.knex('scan_leases')
+      .where({ scan_id: scanId, attempt, worker }).where('lease_expires_at', '>', now.toISOString())
+      .update({ lease_expires_at: until, renewed_at: now.toISOString() });
+    return Number(updated) === 1;
+  }
+
+  async release(scanId: number, attempt: number): Promise<void> {
+    await this.db.knex('scan_leases').where({ scan_id: scanId, attempt }).del();
+  }
+
+  async lapsed(now: Date, limit: number): Promise<LeaseRow[]> {
+    return this.db.knex('scan_leases').where('lease_expires_at', '<=', now.toISOString()).orderBy([{ column: 'lease_expires_at' }, { column: 'scan_id' }]).limit(limit);
+  }
+}
