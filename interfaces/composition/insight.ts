@@ -1,10 +1,11 @@
 import { FeedSync } from '../../application/enrichment/feed-sync';
-import { GateReads } from '../../application/gate/gate-reads';
 import { GateService } from '../../application/gate/gate-service';
-import { BacklogVersion } from '../../application/gate/verdict-cache';
 import { SqlScanStatus } from '../../application/scorecards/scan-status';
 import { ScorecardService } from '../../application/scorecards/scorecard-service';
 import { allProjections } from '../../projections';
+import { SqlBacklogVersion } from '../../projections/gate/backlog-version';
+import { SqlGateReads } from '../../projections/gate/gate-reads';
+import { VerdictQueries } from '../../projections/gate/verdict-queries';
 import { Core } from './core';
 import { IdentityContext } from './identity';
 
@@ -13,8 +14,11 @@ const ISSUE_PROJECTIONS = allProjections.filter((p) => p.tables.includes('issues
 
 /** What reads the backlog to judge it: the CI gate, the scorecards, and the KEV and EPSS feeds that enrich it. */
 export function composeGate(core: Core) {
-  const version = new BacklogVersion(core.db, ISSUE_PROJECTIONS);
-  return { gate: new GateService(core.db, core.visibility, core.commands, core.ids, new GateReads(core.db, version), version) };
+  const version = new SqlBacklogVersion(core.db, ISSUE_PROJECTIONS);
+  return {
+    gate: new GateService(core.visibility, core.commands, core.ids, new SqlGateReads(core.db, version), version),
+    verdicts: new VerdictQueries(core.db, core.visibility),
+  };
 }
 
 export function composeScorecards(core: Core, identity: IdentityContext) {

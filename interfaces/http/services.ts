@@ -22,6 +22,7 @@ import type { ScanWorker } from '../../application/scans/scan-worker';
 import type { ScanScheduler } from '../../application/scans/scan-scheduler';
 import type { ScorecardService } from '../../application/scorecards/scorecard-service';
 import type { GateService } from '../../application/gate/gate-service';
+import type { VerdictQueries } from '../../projections/gate/verdict-queries';
 import type { ExceptionQueries } from '../../application/triage/exception-queries';
 import type { ReviewScheduler } from '../../application/triage/review-scheduler';
 import type { TriageService } from '../../application/triage/triage-service';
@@ -54,6 +55,8 @@ export interface Services {
   exceptions: ExceptionQueries;
   reviewScheduler: ReviewScheduler;
   gate: GateService;
+  /** GET /gate/verdicts: the verdict register. */
+  verdicts: VerdictQueries;
   feeds: FeedSync;
   scorecards: ScorecardService;
   scans: ScanService;
