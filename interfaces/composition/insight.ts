@@ -2,7 +2,11 @@ import { FeedSync } from '../../application/enrichment/feed-sync';
 import { GateService } from '../../application/gate/gate-service';
 import { SqlScanStatus } from '../../application/scorecards/scan-status';
 import { ScorecardService } from '../../application/scorecards/scorecard-service';
+import { feedSources } from '../../infrastructure/feeds/feed-sources';
+import { SqlEpssGenerations } from '../../infrastructure/feeds/epss-table';
 import { allProjections } from '../../projections';
+import { SqlFeedReads } from '../../projections/enrichment/feed-reads';
+import { FeedQueries } from '../../projections/enrichment/queries';
 import { SqlBacklogVersion } from '../../projections/gate/backlog-version';
 import { SqlGateReads } from '../../projections/gate/gate-reads';
 import { VerdictQueries } from '../../projections/gate/verdict-queries';
@@ -26,5 +30,14 @@ export function composeScorecards(core: Core, identity: IdentityContext) {
 }
 
 export function composeEnrichment(core: Core) {
-  return { feeds: new FeedSync(core.db, core.commands, core.ids, core.clock, core.config.feeds, core.log) };
+  const settings = core.config.feeds;
+  return {
+    feeds: new FeedSync(
+      core.commands, core.ids, core.clock, feedSources(settings), new SqlFeedReads(core.db), new SqlEpssGenerations(core.db), { intervalMs: settings.intervalMs }, core.log,
+    ),
+    feedStates: new FeedQueries(core.db, {
+      kev: { url: settings.kevUrl, allowPrivate: settings.kevAllowPrivate },
+      epss: { url: settings.epssUrl, allowPrivate: settings.epssAllowPrivate },
+    }),
+  };
 }

@@ -27,6 +27,7 @@ import type { ExceptionQueries } from '../../application/triage/exception-querie
 import type { ReviewScheduler } from '../../application/triage/review-scheduler';
 import type { TriageService } from '../../application/triage/triage-service';
 import type { FeedSync } from '../../application/enrichment/feed-sync';
+import type { FeedQueries } from '../../projections/enrichment/queries';
 import type { CredentialService } from '../../application/credentials/credential-service';
 import type { Logger } from 'winston';
 
@@ -58,6 +59,8 @@ export interface Services {
   /** GET /gate/verdicts: the verdict register. */
   verdicts: VerdictQueries;
   feeds: FeedSync;
+  /** GET /feeds: each feed's state. */
+  feedStates: FeedQueries;
   scorecards: ScorecardService;
   scans: ScanService;
   scanLifecycle: ScanLifecycle;
