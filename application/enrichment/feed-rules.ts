@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { KevEntry } from '../../domain/enrichment/feed-events';
+import { sha256Hex } from '../../domain/shared/digest';
 import { splitByJsonBytes } from '../shared/json-parts';
 
 /**
@@ -88,7 +88,7 @@ function sameEntry(a: KevEntry, b: KevEntry): boolean {
 
 /** SHA-256 over the sorted CVE ids, one per line. */
 export function catalogueDigest(cves: Iterable<string>): string {
-  return createHash('sha256').update([...cves].sort().join('\n')).digest('hex');
+  return sha256Hex([...cves].sort().join('\n'));
 }
 
 /** Bytes of JSON per event part: well under the store's 900 KB per event, with room for the envelope. */

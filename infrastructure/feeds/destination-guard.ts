@@ -1,7 +1,7 @@
 import { promises as dns } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 import { alwaysRefused, describeAddress, METADATA_HOSTS, readAddress } from '../network/address-classes';
-import { FeedRefusal } from './feed-refusal';
+import { FeedRefusal } from '../../domain/enrichment/feed-refusal';
 
 /**
  * Where a feed may be downloaded from (spec 1 §8.3, S1.8.3-54). Every address the host name

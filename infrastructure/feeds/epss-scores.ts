@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { FeedRefusal } from './feed-refusal';
+import type { EpssFile } from '../../application/enrichment/ports';
+import { FeedRefusal } from '../../domain/enrichment/feed-refusal';
 
 /**
  * Reads an EPSS scores file (FIRST's daily `epss_scores-YYYY-MM-DD.csv.gz`, or the same CSV
@@ -22,20 +23,6 @@ export const EPSS_MAX_INFLATED_BYTES = 128 * 1024 * 1024;
 export const EPSS_MIN_SCORES = 100_000;
 export const EPSS_MAX_SCORES = 1_000_000;
 const MAX_LINE = 1024;
-
-export interface EpssFile {
-  modelVersion: string;
-  /** score_date as the file states it (ISO 8601). */
-  scoreDate: string;
-  count: number;
-  cves: string[];
-  scores: number[];
-  percentiles: number[];
-  /** SHA-256 of the CSV (after inflation). */
-  sha256: string;
-  inflatedBytes: number;
-  compressed: boolean;
-}
 
 export interface EpssLimits {
   maxInflatedBytes: number;

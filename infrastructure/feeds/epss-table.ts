@@ -1,5 +1,5 @@
+import type { EpssFile, EpssGenerations } from '../../application/enrichment/ports';
 import { Database } from '../db/database';
-import type { EpssFile } from './epss-scores';
 
 /**
  * The `epss_scores` table: written here, not by a projection (ADR 0007). Each accepted file is a
@@ -40,4 +40,21 @@ export async function deleteEpssGenerationsBefore(db: Database, keep: number): P
 
 export async function deleteEpssGeneration(db: Database, generation: number): Promise<void> {
   await db.knex('epss_scores').where({ generation }).del();
+}
+
+/** The EpssGenerations port over the functions above. */
+export class SqlEpssGenerations implements EpssGenerations {
+  constructor(private readonly db: Database) {}
+
+  write(generation: number, file: Pick<EpssFile, 'cves' | 'scores' | 'percentiles'>): Promise<void> {
+    return writeEpssGeneration(this.db, generation, file);
+  }
+
+  delete(generation: number): Promise<void> {
+    return deleteEpssGeneration(this.db, generation);
+  }
+
+  deleteBefore(keep: number): Promise<void> {
+    return deleteEpssGenerationsBefore(this.db, keep);
+  }
 }

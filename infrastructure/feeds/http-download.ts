@@ -1,5 +1,5 @@
 import { checkDestination, Lookup } from './destination-guard';
-import { FeedRefusal } from './feed-refusal';
+import { FeedRefusal } from '../../domain/enrichment/feed-refusal';
 
 /**
  * Downloads one feed with node's fetch, bounded in size and time (spec 1 §8.3).

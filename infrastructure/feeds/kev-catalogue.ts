@@ -1,20 +1,10 @@
 import { createHash } from 'node:crypto';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { KevCatalogue } from '../../application/enrichment/ports';
 import type { KevEntry } from '../../domain/enrichment/feed-events';
-import { FeedRefusal } from './feed-refusal';
+import { FeedRefusal } from '../../domain/enrichment/feed-refusal';
 import { KEV_SCHEMA } from './kev-schema';
-
-
-export interface KevCatalogue {
-  version: string;
-  /** dateReleased as the catalogue states it. */
-  dateReleased: string;
-  count: number;
-  entries: KevEntry[];
-  /** SHA-256 of the document as downloaded. */
-  sha256: string;
-}
 
 const LABEL = 'The KEV catalogue';
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$/;

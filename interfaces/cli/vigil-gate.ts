@@ -165,16 +165,18 @@ interface Answer { status: number; body: any }
 
 async function call(o: Options, method: string, path: string, body?: unknown): Promise<Answer> {
   let res: Response;
+  const timeout = AbortSignal.timeout(o.requestTimeoutMs);
   try {
     res = await fetch(`${o.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${o.key}`, accept: 'application/json', 'user-agent': 'vigil-gate', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(o.requestTimeoutMs),
+      signal: timeout,
     });
   } catch (error) {
     const e = error as Error & { cause?: { code?: string; message?: string } };
-    const why = e.name === 'TimeoutError' ? `no answer within ${secs(o.requestTimeoutMs)} s` : e.cause?.code ?? e.cause?.message ?? e.message;
+    // The time-out is known by its own signal, not by the error's name.
+    const why = timeout.aborted ? `no answer within ${secs(o.requestTimeoutMs)} s` : e.cause?.code ?? e.cause?.message ?? e.message;
     throw new NotAsked(`${method} ${o.url}${path} failed: ${why}`);
   }
   const text = await res.text();

@@ -1,7 +1,5 @@
 import { FeedSync } from '../../application/enrichment/feed-sync';
-import { GateReads } from '../../application/gate/gate-reads';
 import { GateService } from '../../application/gate/gate-service';
-import { BacklogVersion } from '../../application/gate/verdict-cache';
 import { BadgeService } from '../../application/scorecards/badge-service';
 import { remediationWindowsOf } from '../../application/triage/remediation-windows';
 import { randomBadgeTokens } from '../../infrastructure/crypto/badge-tokens';
@@ -10,6 +8,13 @@ import { BadgeQueries } from '../../projections/scorecards/badge-queries';
 import { ScorecardFigures } from '../../projections/scorecards/figures';
 import { ScorecardQueries } from '../../projections/scorecards/queries';
 import { SqlScanStatus } from '../../projections/scorecards/scan-status';
+import { feedSources } from '../../infrastructure/feeds/feed-sources';
+import { SqlEpssGenerations } from '../../infrastructure/feeds/epss-table';
+import { SqlFeedReads } from '../../projections/enrichment/feed-reads';
+import { FeedQueries } from '../../projections/enrichment/queries';
+import { SqlBacklogVersion } from '../../projections/gate/backlog-version';
+import { SqlGateReads } from '../../projections/gate/gate-reads';
+import { VerdictQueries } from '../../projections/gate/verdict-queries';
 import { Core } from './core';
 import { IdentityContext } from './identity';
 
@@ -18,8 +23,11 @@ const ISSUE_PROJECTIONS = allProjections.filter((p) => p.tables.includes('issues
 
 /** What reads the backlog to judge it: the CI gate, the scorecards, and the KEV and EPSS feeds that enrich it. */
 export function composeGate(core: Core) {
-  const version = new BacklogVersion(core.db, ISSUE_PROJECTIONS);
-  return { gate: new GateService(core.db, core.visibility, core.commands, core.ids, new GateReads(core.db, version), version) };
+  const version = new SqlBacklogVersion(core.db, ISSUE_PROJECTIONS);
+  return {
+    gate: new GateService(core.visibility, core.commands, core.ids, new SqlGateReads(core.db, version), version),
+    verdicts: new VerdictQueries(core.db, core.visibility),
+  };
 }
 
 /** Scorecards and dashboards are queries of projections/scorecards; badge tokens are commands (their token from infrastructure/crypto). */
@@ -36,5 +44,14 @@ export function composeScorecards(core: Core, identity: IdentityContext) {
 }
 
 export function composeEnrichment(core: Core) {
-  return { feeds: new FeedSync(core.db, core.commands, core.ids, core.clock, core.config.feeds, core.log) };
+  const settings = core.config.feeds;
+  return {
+    feeds: new FeedSync(
+      core.commands, core.ids, core.clock, feedSources(settings), new SqlFeedReads(core.db), new SqlEpssGenerations(core.db), { intervalMs: settings.intervalMs }, core.log,
+    ),
+    feedStates: new FeedQueries(core.db, {
+      kev: { url: settings.kevUrl, allowPrivate: settings.kevAllowPrivate },
+      epss: { url: settings.epssUrl, allowPrivate: settings.epssAllowPrivate },
+    }),
+  };
 }

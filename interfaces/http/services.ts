@@ -29,10 +29,12 @@ import type { BadgeService } from '../../application/scorecards/badge-service';
 import type { BadgeQueries } from '../../projections/scorecards/badge-queries';
 import type { ScorecardQueries } from '../../projections/scorecards/queries';
 import type { GateService } from '../../application/gate/gate-service';
+import type { VerdictQueries } from '../../projections/gate/verdict-queries';
 import type { ExceptionQueries } from '../../application/triage/exception-queries';
 import type { ReviewScheduler } from '../../application/triage/review-scheduler';
 import type { TriageService } from '../../application/triage/triage-service';
 import type { FeedSync } from '../../application/enrichment/feed-sync';
+import type { FeedQueries } from '../../projections/enrichment/queries';
 import type { CredentialService } from '../../application/credentials/credential-service';
 import type { TargetQueries } from '../../projections/targets/queries';
 import type { PortfolioQueries } from '../../projections/targets/portfolio-queries';
@@ -69,10 +71,14 @@ export interface Services {
   exceptions: ExceptionQueries;
   reviewScheduler: ReviewScheduler;
   gate: GateService;
+  /** GET /gate/verdicts: the verdict register. */
+  verdicts: VerdictQueries;
   feeds: FeedSync;
   scorecards: ScorecardQueries;
   badges: BadgeService;
   badgeQueries: BadgeQueries;
+  /** GET /feeds: each feed's state. */
+  feedStates: FeedQueries;
   scans: ScanService;
   scanQueries: ScanQueries;
   scanLifecycle: ScanLifecycle;

@@ -30,7 +30,8 @@ const TYPES: ReadonlySet<string> = new Set([
 
 const IN_CHUNK = 1000;
 
-interface FeedStateRow {
+/** A `feed_state` row (feed-reads.ts and queries.ts read it). */
+export interface FeedStateRow {
   feed: FeedName; version: string | null; released_at: string | null; model_version: string | null; count: number | null; digest: string | null;
   sha256: string | null; generation: number | null; synchronised_at: string | null; stream_revision: number; last_refusal: string | null; last_refused_at: string | null;
 }

@@ -30,7 +30,7 @@ export function feedRoutes(s: Services): RouteDef[] {
       method: 'get', path: '/feeds', tag: 'Operations', summary: 'KEV and EPSS feeds: version in use, synchronised at, count, last refusal',
       auth: { scope: 'read', roles: ['administrator'], rolesDetail },
       responses: { 200: { description: 'One entry per feed', schema: Type.Array(FeedView) } },
-      handler: async () => s.feeds.state(),
+      handler: async () => s.feedStates.state(),
     },
     {
       method: 'post', path: '/feeds/sync', tag: 'Operations', summary: 'Synchronise the KEV and EPSS feeds now (or the one named by ?feed=); answers each outcome and the state',
@@ -40,7 +40,7 @@ export function feedRoutes(s: Services): RouteDef[] {
       handler: async (req) => {
         const feed = (req.query as { feed?: 'kev' | 'epss' }).feed;
         const outcomes = await s.feeds.sync(req.ctx!, feed ? [feed] : ['kev', 'epss']);
-        return { outcomes, feeds: await s.feeds.state() };
+        return { outcomes, feeds: await s.feedStates.state() };
       },
     },
   ];

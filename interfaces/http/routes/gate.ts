@@ -80,7 +80,7 @@ export function gateRoutes(s: Services): RouteDef[] {
       handler: async (req: VigilRequest, res: Response) => {
         const q = req.query as Record<string, string | undefined>;
         const limit = Number(q.limit ?? 50);
-        const page = await s.gate.verdicts(req.principal!, {
+        const page = await s.verdicts.list(req.principal!, {
           targetKind: q.target_kind as 'repository' | 'container' | undefined, targetId: q.target_id === undefined ? undefined : Number(q.target_id),
           since: q.since === undefined ? undefined : parseSince(q.since), limit, before: q.before === undefined ? undefined : Number(q.before),
         });

@@ -5,7 +5,7 @@ import { loadConfig } from '../../../infrastructure/config/config';
 import { SettingError } from '../../../infrastructure/config/units';
 import { checkDestination, classifyAddress } from '../../../infrastructure/feeds/destination-guard';
 import { EPSS_MAX_INFLATED_BYTES, readEpssScores } from '../../../infrastructure/feeds/epss-scores';
-import { FeedRefusal } from '../../../infrastructure/feeds/feed-refusal';
+import { FeedRefusal } from '../../../domain/enrichment/feed-refusal';
 import { DEFAULT_EPSS_URL, DEFAULT_KEV_URL } from '../../../infrastructure/feeds/feed-settings';
 import { download, DownloadOptions, downloadAll } from '../../../infrastructure/feeds/http-download';
 import { parseKevCatalogue } from '../../../infrastructure/feeds/kev-catalogue';
