@@ -49,7 +49,7 @@ export class ReviewScheduler {
       for (const issue of due) {
         try {
           const decided = await this.commands.execute(
-            streams.issue(issue.issue_key), triageDecider, { type: 'ReviewDateReached', now: nowIso },
+            streams.issue(issue.issue_key), triageDecider, { type: 'ReviewDateReached', now },
             { actor: null, address: null, userAgent: null, correlationId: 'review-scheduler', now },
           );
           if (decided.events.length) expired++;

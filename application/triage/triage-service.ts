@@ -100,14 +100,14 @@ export class TriageService {
   /** POST /issues/{id}/triage-approval `{status}`. */
   async approve(principal: Principal, ctx: RequestContext, issueId: number, status: TriageStatus, ifMatch?: string | null) {
     const expected = parseIfMatch(ifMatch);
-    await this.decide(principal, ctx, issueId, { type: 'ApproveTriage', status, actor: actorOf(principal), now: ctx.now.toISOString() }, expected);
+    await this.decide(principal, ctx, issueId, { type: 'ApproveTriage', status, actor: actorOf(principal), now: ctx.now }, expected);
     return this.issues.get(principal, issueId);
   }
 
   /** POST /issues/{id}/triage-refusal `{status, comment?}`. */
   async turnDown(principal: Principal, ctx: RequestContext, issueId: number, body: { status: RefusalStatus; comment?: string | null }, ifMatch?: string | null) {
     const expected = parseIfMatch(ifMatch);
-    const command: TriageCommand = { type: 'RefuseTriage', status: body.status, comment: body.comment ?? null, actor: actorOf(principal), now: ctx.now.toISOString() };
+    const command: TriageCommand = { type: 'RefuseTriage', status: body.status, comment: body.comment ?? null, actor: actorOf(principal), now: ctx.now };
     await this.decide(principal, ctx, issueId, command, expected);
     return this.issues.get(principal, issueId);
   }
@@ -117,10 +117,10 @@ export class TriageService {
     const expected = parseIfMatch(ifMatch);
     const command: TriageCommand = {
       type: 'ExceptionReview', action: body.action, expiresInDays: body.expires_in_days ?? null, comment: body.comment ?? null,
-      actor: actorOf(principal), fourEyes: await this.fourEyes(), now: ctx.now.toISOString(),
+      actor: actorOf(principal), fourEyes: await this.fourEyes(), now: ctx.now,
     };
     // The body's own rules first (400), before the issue's state or revision is looked at.
-    probe(command, { ...initialState(), triageStatus: 'will_not_fix', reviewDate: command.now });
+    probe(command, { ...initialState(), triageStatus: 'will_not_fix', reviewDate: command.now.toISOString() });
     await this.decide(principal, ctx, issueId, command, expected);
     return this.issues.get(principal, issueId);
   }
@@ -140,7 +140,7 @@ export class TriageService {
   private triageCommand(principal: Principal, ctx: RequestContext, body: TriageBody, fourEyes: boolean): TriageCommand {
     const command: TriageCommand = {
       type: 'Triage', status: body.status, justification: body.justification ?? null, comment: body.comment ?? null,
-      expiresInDays: body.expires_in_days ?? null, actor: actorOf(principal), fourEyes, now: ctx.now.toISOString(),
+      expiresInDays: body.expires_in_days ?? null, actor: actorOf(principal), fourEyes, now: ctx.now,
     };
     probe(command, initialState());
     return command;
