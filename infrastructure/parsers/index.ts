@@ -1,5 +1,5 @@
 /** Pure parsers and normalisers for pipeline uploads (spec §4.3). Each throws ImportRefusal. */
-export { ImportRefusal } from './import-refusal';
+export { ImportRefusal } from '../../domain/imports/import-refusal';
 export { normalisePath, parseSarif, toolLabel, type SarifFinding, type SarifParseResult, type SarifRun, type Severity } from './sarif';
 export { parseCoverage, type CoverageFigures, type CoverageFormat, type PackageFigures, type PackagesState } from './coverage';
 export { DEFAULT_ZIP_LIMITS, parseTestReport, readJUnitDocument, type SuiteTotals, type TestReportFigures, type ZipLimits } from './junit';

@@ -11,25 +11,33 @@ import { SqlDueReviews } from '../../projections/backlog/due-reviews';
 import { ExceptionQueries } from '../../projections/backlog/exception-queries';
 import { IssueQueries } from '../../projections/backlog/issue-queries';
 import { SqlBacklogReader } from '../../projections/backlog/known-issues';
+import { SqlImportRepositories } from '../../projections/imports/import-repositories';
+import { importQueriesOf } from '../../projections/imports/queries';
+import { reportParsers } from '../../infrastructure/parsers/report-parsers';
 import { Core } from './core';
 import { IdentityContext } from './identity';
 import { TargetsContext } from './targets';
 
-/** The backlog: one ingestion path, the report imports that feed it, the issues' queries and triage. */
+/**
+ * The backlog: one ingestion path and the issues' queries (projections/backlog), triage, and the
+ * report imports that feed it (their parsers from infrastructure/parsers, their records' queries
+ * from projections/imports).
+ */
 export function composeBacklog(core: Core, identity: IdentityContext, targets: TargetsContext) {
   const { db, commands, ids } = core;
   const backlog = new BacklogService(new SqlBacklogReader(db), commands, ids);
   const backlogQueries = new IssueQueries(db, core.visibility, core.store, async () => remediationWindowsOf(await identity.settings.all()));
-  const importAccess = new ImportAccess(db, core.visibility, targets.sources, commands);
+  // The declared sources answer which source a key names (the sources context's reader).
+  const importAccess = new ImportAccess(core.visibility, targets.sources, new SqlImportRepositories(db), commands);
   return {
-    backlog, backlogQueries, importAccess,
+    backlog, backlogQueries, importAccess, importQueries: importQueriesOf(db),
     triage: new TriageService(commands, backlogQueries, identity.settings, core.log),
     exceptions: new ExceptionQueries(db, core.visibility, core.store),
     reviewScheduler: new ReviewScheduler(new SqlDueReviews(db), commands, core.clock, core.log),
-    sarifImports: new SarifImportService(db, importAccess, backlog, ids),
-    coverageImports: new CoverageImportService(db, importAccess, commands, ids),
-    testReportImports: new TestReportImportService(db, importAccess, commands, ids),
-    buildSbomImports: new BuildSbomImportService(db, importAccess, commands, ids),
+    sarifImports: new SarifImportService(importAccess, backlog, ids, reportParsers),
+    coverageImports: new CoverageImportService(importAccess, commands, ids, reportParsers),
+    testReportImports: new TestReportImportService(importAccess, commands, ids, reportParsers),
+    buildSbomImports: new BuildSbomImportService(importAccess, commands, ids, reportParsers),
   };
 }
 

@@ -16,6 +16,7 @@ import { Database } from '../../infrastructure/db/database';
 import { ProjectionRunner } from '../../projections/engine/projection-runner';
 import type { ExceptionQueries } from '../../projections/backlog/exception-queries';
 import type { IssueQueries } from '../../projections/backlog/issue-queries';
+import type { ImportQueries } from '../../projections/imports/queries';
 import type { TargetService } from '../../application/targets/target-service';
 import type { ScanService } from '../../application/scans/scan-service';
 import type { ScanLifecycle } from '../../application/scans/scan-lifecycle';
@@ -46,6 +47,7 @@ export interface Services {
   backlogQueries: IssueQueries;
   sources: SourceService;
   importAccess: ImportAccess;
+  importQueries: ImportQueries;
   sarifImports: SarifImportService;
   coverageImports: CoverageImportService;
   testReportImports: TestReportImportService;

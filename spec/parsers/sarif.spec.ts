@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
+import { ImportRefusal } from '../../domain/imports/import-refusal';
 import { normalisePath, parseSarif, toolLabel, type SarifParseResult } from '../../infrastructure/parsers/sarif';
 import { corpusAvailable, requireCorpus } from '../support/corpus';
 import { expectRefusal, readCorpus, readManifest, verdictOfNote } from './support';
