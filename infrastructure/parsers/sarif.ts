@@ -8,8 +8,7 @@ import { RunLocations } from './sarif-locations';
 import { decodeUnicodeText } from './text';
 
 export { normalisePath } from './sarif-locations';
-export { toolLabel, type SarifFinding, type SarifParseResult, type SarifRun } from '../../domain/imports/reports';
-export type { Severity } from '../../domain/gate/severity';
+export type { SarifFinding, SarifParseResult, SarifRun } from '../../domain/imports/reports';
 
 /**
  * SARIF 2.1.0 uploads from pipelines (spec §4.3 "SARIF content rules", §7 400 cases).

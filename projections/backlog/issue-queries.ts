@@ -12,7 +12,7 @@ import { scopeToVisible } from '../identity/visibility';
 import { TARGET_TABLE } from '../targets/tables';
 
 export interface IssueRow {
-  id: number; issue_key: string; target_kind: 'repository' | 'container'; target_id: number; type: string; tool_key: string; tool_name: string;
+  id: number; issue_key: string; target_kind: TargetKind; target_id: number; type: string; tool_key: string; tool_name: string;
   tool_version: string | null; source_slug: string | null; origin: string; rule_id: string; path: string; line: number | null; severity: string;
   identifier: string | null; package_name: string | null; package_version: string | null; fixable: boolean | number | null; title: string;
   kev: boolean | number; epss: number | null; status: string; triage_status: string; triage_requested_status: string | null; justification: string | null;
