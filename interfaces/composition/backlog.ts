@@ -7,13 +7,13 @@ import { TestReportImportService } from '../../application/imports/test-report-i
 import { remediationWindowsOf } from '../../application/triage/remediation-windows';
 import { ReviewScheduler } from '../../application/triage/review-scheduler';
 import { TriageService } from '../../application/triage/triage-service';
+import { reportParsers } from '../../infrastructure/parsers/report-parsers';
 import { SqlDueReviews } from '../../projections/backlog/due-reviews';
 import { ExceptionQueries } from '../../projections/backlog/exception-queries';
 import { IssueQueries } from '../../projections/backlog/issue-queries';
 import { SqlBacklogReader } from '../../projections/backlog/known-issues';
 import { SqlImportRepositories } from '../../projections/imports/import-repositories';
 import { importQueriesOf } from '../../projections/imports/queries';
-import { reportParsers } from '../../infrastructure/parsers/report-parsers';
 import { Core } from './core';
 import { IdentityContext } from './identity';
 import { TargetsContext } from './targets';
