@@ -1,21 +1,19 @@
+import type { CoverageFormat } from '../../domain/imports/reports';
 import { sha256Hex } from '../../domain/shared/digest';
-import { Database } from '../../infrastructure/db/database';
-import { parseCoverage, type CoverageFormat } from '../../infrastructure/parsers/coverage';
+import { streams } from '../../domain/shared/streams';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
 import { IdGenerator } from '../ports/ids';
 import { ImportAccess } from './import-access';
+import { ReportParsers } from './ports';
 import { HttpRefusal } from './refusal';
 import { mediaType, parsed, parts, statedBuild } from './report-rules';
-import { streams } from '../../domain/shared/streams';
 
 const FORMATS: readonly CoverageFormat[] = ['jacoco', 'cobertura', 'lcov'];
 /** Content types per declared format (spec 1 §4.3): XML for JaCoCo and Cobertura, text for lcov. */
 const CONTENT_TYPES: Record<CoverageFormat, readonly string[]> = {
   jacoco: ['application/xml', 'text/xml'], cobertura: ['application/xml', 'text/xml'], lcov: ['text/plain'],
 };
-
-type Row = Record<string, any>;
 
 /**
  * POST /repositories/{id}/coverage-imports (spec 1 §2.6, §4.3): the pipeline declares the format
@@ -24,7 +22,7 @@ type Row = Record<string, any>;
  * spread over continuation events when they are long.
  */
 export class CoverageImportService {
-  constructor(private readonly db: Database, private readonly access: ImportAccess, private readonly commands: CommandHandler, private readonly ids: IdGenerator) {}
+  constructor(private readonly access: ImportAccess, private readonly commands: CommandHandler, private readonly ids: IdGenerator, private readonly parsers: ReportParsers) {}
 
   async import(ctx: RequestContext, principal: Principal, repositoryId: number, body: Buffer, query: Record<string, unknown>, contentType: string | undefined) {
     const source = await this.access.check(ctx, principal, 'coverage', repositoryId);
@@ -41,7 +39,7 @@ export class CoverageImportService {
       throw new HttpRefusal(400, `A ${declared} report is sent as ${CONTENT_TYPES[declared][0]}, not ${type || 'without a content type'}.`);
     }
     const build = statedBuild(query);
-    const figures = await parsed(() => parseCoverage(declared, body));
+    const figures = await parsed(() => this.parsers.coverage(declared, body));
     const id = await this.ids.next('coverage_import');
     const sha256 = sha256Hex(body);
     const [first, ...rest] = figures.packages === null ? [null] : parts(figures.packages);
@@ -64,28 +62,4 @@ export class CoverageImportService {
     }], ctx);
     return answer;
   }
-
-  /** The latest 50 coverage imports of a repository, newest first (without the per-package counters). */
-  async history(repositoryId: number) {
-    const rows: Row[] = await this.db.knex('coverage_imports').where({ repository_id: repositoryId }).orderBy('id', 'desc').limit(50)
-      .select('id', 'source_slug', 'account_id', 'format', 'lines_covered', 'lines_total', 'branches_covered', 'branches_total', 'tool_version', 'commit', 'branch', 'packages_state', 'sha256', 'created_at');
-    return rows.map(view);
-  }
-
-  /** One import with its per-package counters (null unless packagesState is kept). */
-  async get(repositoryId: number, importId: number) {
-    const row: Row | undefined = await this.db.knex('coverage_imports').where({ repository_id: repositoryId, id: importId }).first();
-    if (!row) throw new HttpRefusal(404, `No coverage import ${importId} on repository ${repositoryId}.`);
-    return { ...view(row), packages: row.packages ? JSON.parse(row.packages) : null };
-  }
-}
-
-const orNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
-function view(r: Row) {
-  return {
-    id: Number(r.id), source: r.source_slug, accountId: Number(r.account_id), format: r.format,
-    linesCovered: Number(r.lines_covered), linesTotal: Number(r.lines_total), branchesCovered: orNull(r.branches_covered), branchesTotal: orNull(r.branches_total),
-    toolVersion: r.tool_version ?? null, commit: r.commit ?? null, branch: r.branch ?? null, packagesState: r.packages_state ?? null, sha256: r.sha256, createdAt: r.created_at,
-  };
 }

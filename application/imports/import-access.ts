@@ -1,13 +1,12 @@
 import { SourceKind, scopeForKind } from '../../domain/sources/source';
-import { Database } from '../../infrastructure/db/database';
+import { streams } from '../../domain/shared/streams';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { missingScopeDetail, Principal } from '../identity/principal';
-import { Visibility, VisibilityReader } from '../identity/visibility';
-import { SourceRow, SourceService } from '../sources/source-service';
+import { VisibilityReader } from '../identity/visibility';
+import { EnabledSource, EnabledSources, ImportRepositories } from './ports';
 import { HttpRefusal } from './refusal';
-import { streams } from '../../domain/shared/streams';
 
-export type EnabledSource = SourceRow & { kindList: SourceKind[]; toolList: string[] };
+export type { EnabledSource } from './ports';
 
 /**
  * The rules every import obeys (spec 1 §4.3 "Rules for all imports", §7 import table): an
@@ -17,7 +16,12 @@ export type EnabledSource = SourceRow & { kindList: SourceKind[]; toolList: stri
  * as an unknown repository).
  */
 export class ImportAccess {
-  constructor(private readonly db: Database, private readonly visibilities: VisibilityReader, private readonly sources: SourceService, private readonly commands: CommandHandler) {}
+  constructor(
+    private readonly visibilities: VisibilityReader,
+    private readonly sources: EnabledSources,
+    private readonly repositories: ImportRepositories,
+    private readonly commands: CommandHandler,
+  ) {}
 
   async check(ctx: RequestContext, principal: Principal, kind: SourceKind, repositoryId: number): Promise<EnabledSource> {
     const refused = async (reason: string): Promise<never> => {
@@ -33,13 +37,14 @@ export class ImportAccess {
     const source = await this.sources.enabledForKey(principal.keyId!);
     if (!source) return refused('This key names no enabled source; a platform governor declares one (POST /sarif-sources).');
     if (!source.kindList.includes(kind)) return refused(`Source "${source.slug}" does not declare kind ${kind}.`);
-    const repo = await this.db.knex('repositories').where({ id: repositoryId }).first();
+    const repo = await this.repositories.find(repositoryId);
     const visibility = await this.visibilities.of(principal);
     const inScope = repo && (source.repository_id !== null ? Number(source.repository_id) === repositoryId : Number(repo.project_id) === Number(source.project_id));
     if (!repo || !visibility.canSee('repository', repo) || !inScope) throw new HttpRefusal(404, `No repository ${repositoryId} is visible to you.`);
     return source;
   }
 
+  /** A refused import, audited with its SIEM signature: a record of its own on the refusals' stream. */
   async audit(ctx: RequestContext, kind: SourceKind, reason: string, principal: Principal, repositoryId: number): Promise<void> {
     const sarif = kind === 'sarif';
     await this.commands.appendAll([{

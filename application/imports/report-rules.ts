@@ -1,4 +1,4 @@
-import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
+import { ImportRefusal } from '../../domain/imports/import-refusal';
 import { width } from '../../domain/shared/column-widths';
 import { textProblem } from '../../domain/shared/text';
 import { HttpRefusal } from './refusal';

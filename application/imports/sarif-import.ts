@@ -1,17 +1,17 @@
 import { Finding, importToolKey, Provenance } from '../../domain/backlog/issue';
+import { ImportRefusal } from '../../domain/imports/import-refusal';
+import { SarifParseResult, SarifRun, toolLabel } from '../../domain/imports/reports';
 import { width } from '../../domain/shared/column-widths';
-import { characters } from '../../domain/shared/text';
 import { sha256Hex } from '../../domain/shared/digest';
-import { Database } from '../../infrastructure/db/database';
-import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
-import { parseSarif, SarifParseResult, SarifRun, toolLabel } from '../../infrastructure/parsers/sarif';
+import { streams } from '../../domain/shared/streams';
+import { characters } from '../../domain/shared/text';
 import { BacklogService } from '../backlog/backlog-service';
 import { RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
 import { IdGenerator } from '../ports/ids';
 import { ImportAccess } from './import-access';
+import { ReportParsers } from './ports';
 import { HttpRefusal } from './refusal';
-import { streams } from '../../domain/shared/streams';
 
 /**
  * POST /repositories/{id}/sarif-imports (spec 1 §4.3): each run's tool is its own scope under
@@ -19,13 +19,13 @@ import { streams } from '../../domain/shared/streams';
  * document is kept by its SHA-256 only.
  */
 export class SarifImportService {
-  constructor(private readonly db: Database, private readonly access: ImportAccess, private readonly backlog: BacklogService, private readonly ids: IdGenerator) {}
+  constructor(private readonly access: ImportAccess, private readonly backlog: BacklogService, private readonly ids: IdGenerator, private readonly parsers: ReportParsers) {}
 
   async import(ctx: RequestContext, principal: Principal, repositoryId: number, body: Buffer) {
     const source = await this.access.check(ctx, principal, 'sarif', repositoryId);
     let parsed: SarifParseResult | null;
     try {
-      parsed = parseSarif(body);
+      parsed = this.parsers.sarif(body);
     } catch (error) {
       if (error instanceof ImportRefusal) throw new HttpRefusal(error.status, error.message);
       throw error;
@@ -65,15 +65,6 @@ export class SarifImportService {
     findings = null;
     const outcome = await ingesting;
     return { id, resultsCount, createdCount: outcome.created, resolvedCount: outcome.resolved, reopenedCount: outcome.reopened, tools, sha256 };
-  }
-
-  /** The latest 50 SARIF imports of a repository, newest first. */
-  async history(repositoryId: number) {
-    const rows = await this.db.knex('sarif_imports').where({ repository_id: repositoryId }).orderBy('id', 'desc').limit(50);
-    return rows.map((r: Record<string, any>) => ({
-      id: Number(r.id), source: r.source_slug, accountId: Number(r.account_id), resultsCount: Number(r.results_count), createdCount: Number(r.created_count),
-      resolvedCount: Number(r.resolved_count), reopenedCount: Number(r.reopened_count), tools: JSON.parse(r.tools), sha256: r.sha256, createdAt: r.created_at,
-    }));
   }
 }
 

@@ -1,15 +1,12 @@
 import { sha256Hex } from '../../domain/shared/digest';
-import { Database } from '../../infrastructure/db/database';
-import { DEFAULT_ZIP_LIMITS, parseTestReport } from '../../infrastructure/parsers/junit';
+import { streams } from '../../domain/shared/streams';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
 import { IdGenerator } from '../ports/ids';
 import { ImportAccess } from './import-access';
+import { ReportParsers } from './ports';
 import { HttpRefusal } from './refusal';
 import { mediaType, parsed, parts, statedBuild } from './report-rules';
-import { streams } from '../../domain/shared/streams';
-
-type Row = Record<string, any>;
 
 /**
  * POST /repositories/{id}/test-report-imports (spec 1 §2.6, §4.3): one JUnit XML document or a
@@ -18,7 +15,7 @@ type Row = Record<string, any>;
  * not even in the event log (S1.2.6-11), only its SHA-256.
  */
 export class TestReportImportService {
-  constructor(private readonly db: Database, private readonly access: ImportAccess, private readonly commands: CommandHandler, private readonly ids: IdGenerator) {}
+  constructor(private readonly access: ImportAccess, private readonly commands: CommandHandler, private readonly ids: IdGenerator, private readonly parsers: ReportParsers) {}
 
   async import(ctx: RequestContext, principal: Principal, repositoryId: number, body: Buffer, query: Record<string, unknown>, contentType: string | undefined) {
     const source = await this.access.check(ctx, principal, 'test_report', repositoryId);
@@ -26,7 +23,7 @@ export class TestReportImportService {
     const kind = type === 'application/xml' || type === 'text/xml' ? 'application/xml' : type === 'application/zip' ? 'application/zip' : null;
     if (!kind) throw new HttpRefusal(400, `A test report is sent as application/xml (one JUnit document) or application/zip, not ${type || 'without a content type'}.`);
     const build = statedBuild(query);
-    const figures = await parsed(() => parseTestReport(body, kind, DEFAULT_ZIP_LIMITS));
+    const figures = await parsed(() => this.parsers.testReport(body, kind));
     const id = await this.ids.next('test_report_import');
     const sha256 = sha256Hex(body);
     // Suite names are bounded by the parser (JUNIT_NAME_MAX).
@@ -49,25 +46,4 @@ export class TestReportImportService {
     }], ctx);
     return answer;
   }
-
-  /** The latest 50 test-report imports of a repository, newest first (without each suite's totals). */
-  async history(repositoryId: number) {
-    const rows: Row[] = await this.db.knex('test_report_imports').where({ repository_id: repositoryId }).orderBy('id', 'desc').limit(50)
-      .select('id', 'source_slug', 'account_id', 'documents', 'suites', 'tests', 'failures', 'errors', 'skipped', 'commit', 'branch', 'sha256', 'created_at');
-    return rows.map(view);
-  }
-
-  /** One import with each suite's totals. */
-  async get(repositoryId: number, importId: number) {
-    const row: Row | undefined = await this.db.knex('test_report_imports').where({ repository_id: repositoryId, id: importId }).first();
-    if (!row) throw new HttpRefusal(404, `No test-report import ${importId} on repository ${repositoryId}.`);
-    return { ...view(row), suiteTotals: JSON.parse(row.suite_totals) };
-  }
-}
-
-function view(r: Row) {
-  return {
-    id: Number(r.id), source: r.source_slug, accountId: Number(r.account_id), documents: Number(r.documents), suites: Number(r.suites), tests: Number(r.tests),
-    failures: Number(r.failures), errors: Number(r.errors), skipped: Number(r.skipped), commit: r.commit ?? null, branch: r.branch ?? null, sha256: r.sha256, createdAt: r.created_at,
-  };
 }

@@ -1,10 +1,9 @@
-
 import { triageDecider } from '../../domain/triage';
-import { Database } from '../../infrastructure/db/database';
+import { streams } from '../../domain/shared/streams';
 import { CommandHandler } from '../command-handler';
 import { Clock } from '../ports/clock';
 import { IntervalLoop } from '../shared/interval-loop';
-import { streams } from '../../domain/shared/streams';
+import { DueReviews } from './ports';
 
 interface Log {
   info(message: string, meta?: unknown): void;
@@ -28,7 +27,7 @@ export class ReviewScheduler {
   );
 
   constructor(
-    private readonly db: Database,
+    private readonly reviews: DueReviews,
     private readonly commands: CommandHandler,
     private readonly clock: Clock,
     private readonly log: Log = { info: () => undefined, error: () => undefined },
@@ -37,29 +36,25 @@ export class ReviewScheduler {
   /** One pass: every due will_not_fix issue moves to under_review. Answers how many moved and how many failed. */
   async runOnce(): Promise<{ expired: number; failed: number }> {
     const now = this.clock.now();
-    const nowIso = now.toISOString();
     let expired = 0;
     let failed = 0;
     let after = 0;
     for (;;) {
-      // review_date is an ISO 8601 instant written by toISOString: text order is time order.
-      const due: Array<{ id: number; issue_key: string }> = await this.db.knex('issues')
-        .select('id', 'issue_key').where('triage_status', 'will_not_fix').whereNotNull('review_date').where('review_date', '<=', nowIso)
-        .where('id', '>', after).orderBy('id').limit(BATCH);
+      const due = await this.reviews.due(now, after, BATCH);
       for (const issue of due) {
         try {
           const decided = await this.commands.execute(
-            streams.issue(issue.issue_key), triageDecider, { type: 'ReviewDateReached', now: nowIso },
+            streams.issue(issue.issueKey), triageDecider, { type: 'ReviewDateReached', now },
             { actor: null, address: null, userAgent: null, correlationId: 'review-scheduler', now },
           );
           if (decided.events.length) expired++;
         } catch (error) {
           failed++;
-          this.log.error('Review date: the issue could not be moved to under_review; the next run tries again', { issueId: Number(issue.id), error: (error as Error)?.stack ?? String(error) });
+          this.log.error('Review date: the issue could not be moved to under_review; the next run tries again', { issueId: issue.id, error: (error as Error)?.stack ?? String(error) });
         }
       }
       if (due.length < BATCH) break;
-      after = Number(due[due.length - 1].id);
+      after = due[due.length - 1].id;
     }
     if (expired) this.log.info(`Review dates reached: ${expired} will_not_fix issue(s) back under review`);
     return { expired, failed };

@@ -1,17 +1,15 @@
-
 import { writes } from '../../domain/identity/roles';
 import { DomainError, refuse } from '../../domain/shared/decider';
+import { streams } from '../../domain/shared/streams';
 import {
   initialState, triageDecider, type DecidableStatus, type NotAffectedJustification, type RefusalStatus, type TriageCommand,
   type TriageState, type TriageStatus,
 } from '../../domain/triage';
-import { IssueQueries } from '../backlog/issue-queries';
 import { CommandHandler, RequestContext } from '../command-handler';
 import { Principal } from '../identity/principal';
 import { WrongExpectedRevision } from '../ports/event-store';
-import { SettingsService } from '../settings/settings-service';
 import { issueChangedMeanwhile, parseIfMatch } from './if-match';
-import { streams } from '../../domain/shared/streams';
+import { SettingsReader, VisibleIssues } from './ports';
 
 /** The body of POST /issues/{id}/triage (and the shared decision of POST /issues/triage). */
 export interface TriageBody {
@@ -57,21 +55,21 @@ interface Log { error(message: string, meta?: unknown): void }
  * (409 issue-changed-meanwhile when a scan, an import or another decision wrote the issue since);
  * without it a concurrent write is retried against the fresh issue by the command handler.
  * Only accounts that write decide; an issue on a target the caller does not see answers 404.
+ * A single decision answers nothing: the route then reads the issue (the read models have it).
  */
 export class TriageService {
   constructor(
     private readonly commands: CommandHandler,
-    private readonly issues: IssueQueries,
-    private readonly settings: SettingsService,
+    private readonly issues: VisibleIssues,
+    private readonly settings: SettingsReader,
     private readonly log: Log = { error: () => undefined },
   ) {}
 
   /** POST /issues/{id}/triage. */
-  async triage(principal: Principal, ctx: RequestContext, issueId: number, body: TriageBody, ifMatch?: string | null) {
+  async triage(principal: Principal, ctx: RequestContext, issueId: number, body: TriageBody, ifMatch?: string | null): Promise<void> {
     const expected = parseIfMatch(ifMatch);
     const command = this.triageCommand(principal, ctx, body, await this.fourEyes());
     await this.decide(principal, ctx, issueId, command, expected);
-    return this.issues.get(principal, issueId);
   }
 
   /**
@@ -98,37 +96,34 @@ export class TriageService {
   }
 
   /** POST /issues/{id}/triage-approval `{status}`. */
-  async approve(principal: Principal, ctx: RequestContext, issueId: number, status: TriageStatus, ifMatch?: string | null) {
+  async approve(principal: Principal, ctx: RequestContext, issueId: number, status: TriageStatus, ifMatch?: string | null): Promise<void> {
     const expected = parseIfMatch(ifMatch);
-    await this.decide(principal, ctx, issueId, { type: 'ApproveTriage', status, actor: actorOf(principal), now: ctx.now.toISOString() }, expected);
-    return this.issues.get(principal, issueId);
+    await this.decide(principal, ctx, issueId, { type: 'ApproveTriage', status, actor: actorOf(principal), now: ctx.now }, expected);
   }
 
   /** POST /issues/{id}/triage-refusal `{status, comment?}`. */
-  async turnDown(principal: Principal, ctx: RequestContext, issueId: number, body: { status: RefusalStatus; comment?: string | null }, ifMatch?: string | null) {
+  async turnDown(principal: Principal, ctx: RequestContext, issueId: number, body: { status: RefusalStatus; comment?: string | null }, ifMatch?: string | null): Promise<void> {
     const expected = parseIfMatch(ifMatch);
-    const command: TriageCommand = { type: 'RefuseTriage', status: body.status, comment: body.comment ?? null, actor: actorOf(principal), now: ctx.now.toISOString() };
+    const command: TriageCommand = { type: 'RefuseTriage', status: body.status, comment: body.comment ?? null, actor: actorOf(principal), now: ctx.now };
     await this.decide(principal, ctx, issueId, command, expected);
-    return this.issues.get(principal, issueId);
   }
 
   /** POST /exceptions/{issueId}/reviews `{action, expires_in_days?, comment?}`. */
-  async reviewException(principal: Principal, ctx: RequestContext, issueId: number, body: ExceptionReviewBody, ifMatch?: string | null) {
+  async reviewException(principal: Principal, ctx: RequestContext, issueId: number, body: ExceptionReviewBody, ifMatch?: string | null): Promise<void> {
     const expected = parseIfMatch(ifMatch);
     const command: TriageCommand = {
       type: 'ExceptionReview', action: body.action, expiresInDays: body.expires_in_days ?? null, comment: body.comment ?? null,
-      actor: actorOf(principal), fourEyes: await this.fourEyes(), now: ctx.now.toISOString(),
+      actor: actorOf(principal), fourEyes: await this.fourEyes(), now: ctx.now,
     };
     // The body's own rules first (400), before the issue's state or revision is looked at.
-    probe(command, { ...initialState(), triageStatus: 'will_not_fix', reviewDate: command.now });
+    probe(command, { ...initialState(), triageStatus: 'will_not_fix', reviewDate: command.now.toISOString() });
     await this.decide(principal, ctx, issueId, command, expected);
-    return this.issues.get(principal, issueId);
   }
 
   // ---- internals ---------------------------------------------------------------------------
 
   private async fourEyes(): Promise<boolean> {
-    return (await this.settings.get<boolean>('triage_four_eyes')) === true;
+    return (await this.settings.all()).triage_four_eyes === true;
   }
 
   private assertDecides(principal: Principal): void {
@@ -140,7 +135,7 @@ export class TriageService {
   private triageCommand(principal: Principal, ctx: RequestContext, body: TriageBody, fourEyes: boolean): TriageCommand {
     const command: TriageCommand = {
       type: 'Triage', status: body.status, justification: body.justification ?? null, comment: body.comment ?? null,
-      expiresInDays: body.expires_in_days ?? null, actor: actorOf(principal), fourEyes, now: ctx.now.toISOString(),
+      expiresInDays: body.expires_in_days ?? null, actor: actorOf(principal), fourEyes, now: ctx.now,
     };
     probe(command, initialState());
     return command;
@@ -149,9 +144,9 @@ export class TriageService {
   /** Decides on the issue's stream; the row is looked up through visibility first (404 alike). */
   private async decide(principal: Principal, ctx: RequestContext, issueId: number, command: TriageCommand, expectedRevision: number | undefined) {
     this.assertDecides(principal);
-    const row = await this.issues.visibleRow(principal, issueId);
+    const issueKey = await this.issues.issueKeyOf(principal, issueId);
     try {
-      return await this.commands.execute(streams.issue(row.issue_key), triageDecider, command, ctx, { expectedRevision, onConflict: issueChangedMeanwhile });
+      return await this.commands.execute(streams.issue(issueKey), triageDecider, command, ctx, { expectedRevision, onConflict: issueChangedMeanwhile });
     } catch (error) {
       // Without If-Match the handler retries; a stream that keeps moving under it ends here.
       if (error instanceof WrongExpectedRevision) throw issueChangedMeanwhile();

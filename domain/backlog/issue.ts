@@ -1,6 +1,6 @@
 import type { TargetKind } from '../shared/target-kind';
-import { createHash } from 'node:crypto';
 import type { DomainEvent } from '../shared/decider';
+import { sha256Hex } from '../shared/digest';
 import type { Severity } from '../gate/severity';
 
 /**
@@ -24,9 +24,7 @@ export interface IssueIdentity {
 }
 
 export function issueKey(identity: IssueIdentity): string {
-  return createHash('sha256')
-    .update([identity.targetKind, identity.targetId, identity.toolKey, identity.ruleId, identity.path].join('\u0000'))
-    .digest('hex');
+  return sha256Hex([identity.targetKind, identity.targetId, identity.toolKey, identity.ruleId, identity.path].join('\u0000'));
 }
 
 /** The tool key of an imported issue: slug and tool lowercase (spec 1 §2.3). */

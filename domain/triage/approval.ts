@@ -1,6 +1,7 @@
 import { refuse } from '../shared/decider';
 import type { ApproveTriage, RefuseTriage } from './commands';
 import type { TriageEvent } from './events';
+import { assertFourEyes } from './four-eyes';
 import type { PendingRequest, TriageState } from './state';
 import { isRefusalStatus, isTriageStatus, REFUSAL_STATUSES, type SettlingStatus } from './status';
 
@@ -15,15 +16,13 @@ function pendingOf(state: TriageState): { requestedStatus: SettlingStatus; pendi
 /**
  * §3.2 "pending_approval --approval with the requested status--> that status".
  * Order of refusals: an unknown status is a bad body (400); the requester approving their own request
- * is 403, whatever status they name, because four-eyes is about who, not what; a different status is
+ * is 403 (FOUR_EYES), whatever status they name, because four-eyes is about who, not what; a different status is
  * 409 triage-approval-differs with requestedStatus so the screen can offer the right one (§7).
  */
 export function decideApproval(command: ApproveTriage, state: TriageState): TriageEvent[] {
   if (!isTriageStatus(command.status)) throw refuse.invalid(`Unknown triage status ${JSON.stringify(command.status)}`);
   const { requestedStatus, pending } = pendingOf(state);
-  if (pending.requestedBy !== null && pending.requestedBy === command.actor) {
-    throw refuse.forbidden('A triage request must be approved by someone other than the account that made it');
-  }
+  assertFourEyes(command, state);
   if (command.status !== requestedStatus) {
     throw refuse.conflict(
       `The request asks for ${requestedStatus}; an approval must name that status`,
@@ -35,7 +34,7 @@ export function decideApproval(command: ApproveTriage, state: TriageState): Tria
   return [
     {
       type: 'TriageApproved',
-      data: { status: requestedStatus, requestedBy, justification, comment, reviewDate, actor: command.actor, at: command.now },
+      data: { status: requestedStatus, requestedBy, justification, comment, reviewDate, actor: command.actor, at: command.now.toISOString() },
     },
   ];
 }
@@ -59,7 +58,7 @@ export function decideRefusal(command: RefuseTriage, state: TriageState): Triage
         requestedBy: pending.requestedBy,
         comment: command.comment ?? null,
         actor: command.actor,
-        at: command.now,
+        at: command.now.toISOString(),
       },
     },
   ];

@@ -3,9 +3,9 @@ import type { DecidableStatus, RefusalStatus, TriageStatus } from './status';
 /** An account identifier; the application resolves it from the session or key. */
 export type AccountId = string;
 
-/** Every command carries the instant it is decided at (ISO 8601, UTC) from the Clock port. */
+/** Every command carries the instant it is decided at, from the Clock port; its events record it as ISO 8601 (UTC) in `at`. */
 interface Timed {
-  readonly now: string;
+  readonly now: Date;
 }
 
 /** POST /issues/{id}/triage (and each issue of POST /issues/triage). */
@@ -40,10 +40,14 @@ export interface ReviewDateReached extends Timed {
   readonly type: 'ReviewDateReached';
 }
 
+/** What a review does to an exception (four-eyes.ts guards each on its own). */
+export const REVIEW_ACTIONS = ['confirm', 'extend', 'revoke'] as const;
+export type ReviewAction = (typeof REVIEW_ACTIONS)[number];
+
 /** POST /exceptions/{issueId}/reviews `{action, expires_in_days?, comment?}`. */
 export interface ExceptionReview extends Timed {
   readonly type: 'ExceptionReview';
-  readonly action: 'confirm' | 'extend' | 'revoke';
+  readonly action: ReviewAction;
   readonly expiresInDays?: number | null;
   readonly comment?: string | null;
   readonly actor: AccountId;

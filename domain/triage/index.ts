@@ -13,3 +13,5 @@ export { TRACKER_REFUSAL_REVIEW_DAYS } from './tracker-proposal';
 export * from './remediation-deadline';
 export * from './history';
 export * from './exceptions';
+export { FOUR_EYES, assertFourEyes, settlingWaits, stepOf, type FourEyesRule, type FourEyesStep } from './four-eyes';
+export { triageChange, TRIAGE_EVENT_TYPES, type TriageChange } from './triage-change';

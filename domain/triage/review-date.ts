@@ -6,8 +6,9 @@ export const EXPIRES_IN_DAYS = { min: 1, max: 3650 } as const;
 const DAY_MS = 86_400_000;
 
 /** Days are whole UTC days of 24 hours: a review date never shifts with a daylight-saving change. */
-export function addDays(isoInstant: string, days: number): string {
-  return new Date(Date.parse(isoInstant) + days * DAY_MS).toISOString();
+export function addDays(from: Date | string, days: number): string {
+  const start = typeof from === 'string' ? Date.parse(from) : from.getTime();
+  return new Date(start + days * DAY_MS).toISOString();
 }
 
 /** Refuses (400) an expires_in_days that is missing, fractional or outside 1..3650. */
@@ -22,7 +23,7 @@ export function requireExpiresInDays(days: number | undefined | null, field = 'e
   return days;
 }
 
-/** True once the instant `now` is at or past `reviewDate` (both ISO 8601). */
-export function isReached(reviewDate: string, now: string): boolean {
-  return Date.parse(reviewDate) <= Date.parse(now);
+/** True once the instant `now` is at or past `reviewDate` (ISO 8601). */
+export function isReached(reviewDate: string, now: Date): boolean {
+  return Date.parse(reviewDate) <= now.getTime();
 }

@@ -11,5 +11,5 @@ import type { TriageState } from './state';
 export function decideReviewExpiry(command: ReviewDateReached, state: TriageState): TriageEvent[] {
   const { reviewDate } = state;
   if (state.triageStatus !== 'will_not_fix' || reviewDate === null || !isReached(reviewDate, command.now)) return [];
-  return [{ type: 'TriageReviewExpired', data: { reviewDate, actor: null, at: command.now } }];
+  return [{ type: 'TriageReviewExpired', data: { reviewDate, actor: null, at: command.now.toISOString() } }];
 }

@@ -23,26 +23,28 @@ function proposalFor(command: ProposeTriage): Proposal {
 /**
  * §3.2 ticket webhook row and S1.3.2-08/-09.
  * - An unsettled issue (under_review, affected, pending_approval) goes to pending_approval with the
- *   proposal, whatever the four-eyes setting: a tracker's word always waits for a person. A request
+ *   proposal, whatever the four-eyes setting: a tracker's word always waits for a person
+ *   (FOUR_EYES.ProposeTriage; a proposal has no direct form, so the row is a fact the spec checks). A request
  *   already pending is replaced, as a person's new triage would replace it: the closing is the newer fact.
  * - A settled issue never moves. A proposal that disagrees with it is recorded as
  *   TriageContradictedByTracker (audit TRIAGE_CONTRADICTED_BY_TRACKER); one that agrees decides nothing.
  */
 export function decideTrackerProposal(command: ProposeTriage, state: TriageState): TriageEvent[] {
   const { status, justification, reviewDate } = proposalFor(command);
-  const { integration, now } = command;
+  const { integration } = command;
+  const at = command.now.toISOString();
   const comment = command.reportedBy ?? null;
   const current = state.triageStatus;
   if (isSettling(current)) {
     if (current === status) return [];
     return [
-      { type: 'TriageContradictedByTracker', data: { status: current, proposedStatus: status, integration, comment, actor: null, at: now } },
+      { type: 'TriageContradictedByTracker', data: { status: current, proposedStatus: status, integration, comment, actor: null, at } },
     ];
   }
   return [
     {
       type: 'TriageProposedByTracker',
-      data: { requestedStatus: status, previousStatus: current, justification, comment, reviewDate, integration, actor: null, at: now },
+      data: { requestedStatus: status, previousStatus: current, justification, comment, reviewDate, integration, actor: null, at },
     },
   ];
 }

@@ -1,6 +1,7 @@
 import { refuse } from '../shared/decider';
 import type { Triage } from './commands';
 import type { TriageDecided, TriageEvent, TriageRequested } from './events';
+import { settlingWaits } from './four-eyes';
 import { isNotAffectedJustification, NOT_AFFECTED_JUSTIFICATIONS, type NotAffectedJustification } from './justification';
 import { addDays, requireExpiresInDays } from './review-date';
 import type { TriageState } from './state';
@@ -48,20 +49,21 @@ function validate(command: Triage): ValidTriage {
   return { status, justification, comment: command.comment ?? null, reviewDate: null };
 }
 
-/** §3.2 row "any --triage with a settling status, four-eyes on--> pending_approval"; otherwise applied directly. */
+/** §3.2 row "any --triage with a settling status, four-eyes on--> pending_approval" (FOUR_EYES.Triage); otherwise applied directly. */
 export function decideTriage(command: Triage, state: TriageState): TriageEvent[] {
   const { status, justification, comment, reviewDate } = validate(command);
   const previousStatus = state.triageStatus;
-  if (command.fourEyes && isSettling(status)) {
+  const at = command.now.toISOString();
+  if (isSettling(status) && settlingWaits(command)) {
     const requested: TriageRequested = {
       type: 'TriageRequested',
-      data: { requestedStatus: status, previousStatus, justification, comment, reviewDate, requestedBy: command.actor, at: command.now },
+      data: { requestedStatus: status, previousStatus, justification, comment, reviewDate, requestedBy: command.actor, at },
     };
     return [requested];
   }
   const decided: TriageDecided = {
     type: 'TriageDecided',
-    data: { status, previousStatus, justification, comment, reviewDate, actor: command.actor, at: command.now },
+    data: { status, previousStatus, justification, comment, reviewDate, actor: command.actor, at },
   };
   return [decided];
 }

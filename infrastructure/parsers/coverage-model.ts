@@ -1,27 +1,7 @@
 /** Shapes shared by the coverage readers (kept apart so the readers do not import coverage.ts). */
+import type { PackageFigures } from '../../domain/imports/reports';
 
-export type CoverageFormat = 'jacoco' | 'cobertura' | 'lcov';
-export type PackagesState = 'kept' | 'too_many' | 'path_refused' | 'inconsistent';
-
-export interface PackageFigures {
-  name: string;
-  linesCovered: number;
-  linesTotal: number;
-  branchesCovered: number | null;
-  branchesTotal: number | null;
-}
-
-export interface CoverageFigures {
-  linesCovered: number;
-  linesTotal: number;
-  /** null when the report counted no branch: never 0 of 0 (S1.2.6-04). */
-  branchesCovered: number | null;
-  branchesTotal: number | null;
-  toolVersion: string | null;
-  /** Kept only when packagesState is kept (S1.2.6-09). */
-  packages: PackageFigures[] | null;
-  packagesState: PackagesState;
-}
+export type { CoverageFigures, CoverageFormat, PackageFigures, PackagesState } from '../../domain/imports/reports';
 
 /** What a format reader hands back before the package rules are applied. */
 export interface RawCoverage {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { BuildSbom, CycloneDxVersion } from '../../domain/imports/reports';
 import { bounded, refuse } from './import-refusal';
 import { decodeUnicodeText } from './text';
 
@@ -13,20 +14,7 @@ import { decodeUnicodeText } from './text';
  * comes from a well-known tool with placeholder values: the inventory must be trustworthy.
  */
 
-export type CycloneDxVersion = '1.4' | '1.5' | '1.6';
-
-export interface BuildSbomComponent {
-  name: string;
-  version: string | null;
-  purl: string | null;
-  type: string;
-  bomRef: string | null;
-}
-
-export interface BuildSbom {
-  specVersion: CycloneDxVersion;
-  components: BuildSbomComponent[];
-}
+export type { BuildSbom, BuildSbomComponent, CycloneDxVersion } from '../../domain/imports/reports';
 
 export const MAX_COMPONENTS = 50_000;
 /**

@@ -1,3 +1,4 @@
+import type { SuiteTotals, TestReportFigures } from '../../domain/imports/reports';
 import { bounded, refuse } from './import-refusal';
 import { readXml } from './xml';
 import { DEFAULT_ZIP_LIMITS, readZipEntries, type ZipLimits } from './zip-entries';
@@ -26,23 +27,7 @@ export { DEFAULT_ZIP_LIMITS, type ZipLimits } from './zip-entries';
  * - a report without any test case is refused (S1.4.3-37), never recorded as zero.
  */
 
-export interface SuiteTotals {
-  name: string;
-  tests: number;
-  failures: number;
-  errors: number;
-  skipped: number;
-}
-
-export interface TestReportFigures {
-  documents: number;
-  suites: number;
-  tests: number;
-  failures: number;
-  errors: number;
-  skipped: number;
-  suiteTotals: SuiteTotals[];
-}
+export type { SuiteTotals, TestReportFigures } from '../../domain/imports/reports';
 
 type Outcome = 'passed' | 'failure' | 'error' | 'skipped';
 

@@ -1,10 +1,14 @@
-import { bounded as boundedText, ImportRefusal, refuse } from './import-refusal';
+import { ImportRefusal } from '../../domain/imports/import-refusal';
+import type { Severity } from '../../domain/gate/severity';
+import type { SarifFinding, SarifParseResult, SarifRun } from '../../domain/imports/reports';
+import { bounded as boundedText, refuse } from './import-refusal';
 import { width } from '../../domain/shared/column-widths';
 import { characters, grouped, type TextKind } from '../../domain/shared/text';
 import { RunLocations } from './sarif-locations';
 import { decodeUnicodeText } from './text';
 
 export { normalisePath } from './sarif-locations';
+export type { SarifFinding, SarifParseResult, SarifRun } from '../../domain/imports/reports';
 
 /**
  * SARIF 2.1.0 uploads from pipelines (spec §4.3 "SARIF content rules", §7 400 cases).
@@ -12,8 +16,6 @@ export { normalisePath } from './sarif-locations';
  * what to fix. The whole document is refused on the first broken rule: an upload replaces the
  * tool's previous one (S1.4.3-35), so half-importing a report would resolve findings wrongly.
  */
-
-export type Severity = 'critical' | 'high' | 'medium' | 'low';
 
 /**
  * What a log's strings may be, where they land (issue #17): each identifier fits its column of the
@@ -28,28 +30,6 @@ export const SARIF_LIMITS = {
 } as const;
 
 const bounded = (field: string, value: string, max: number, kind: TextKind = 'line') => boundedText('SARIF log', field, value, max, kind);
-
-export interface SarifFinding {
-  ruleId: string;
-  /** Relative to the repository root, forward slashes; "" for a repository-level finding. */
-  path: string;
-  line: number | null;
-  severity: Severity;
-  message: string;
-  fingerprint?: string;
-}
-
-export interface SarifRun {
-  toolName: string;
-  toolVersion: string | null;
-  findings: SarifFinding[];
-}
-
-export interface SarifParseResult {
-  runs: SarifRun[];
-  /** Every result object in the log, findings or not (pass, notApplicable, suppressed). */
-  resultsCount: number;
-}
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -90,11 +70,6 @@ function readJson(body: Buffer | string): unknown {
   } catch (err) {
     refuse(`The SARIF log is not readable as JSON (${(err as Error).message}).`);
   }
-}
-
-/** "name version" per run for the import's tools field; a comma in a version becomes ";" (S1.4.3-04). */
-export function toolLabel(run: Pick<SarifRun, 'toolName' | 'toolVersion'>): string {
-  return run.toolVersion === null ? run.toolName : `${run.toolName} ${run.toolVersion.replace(/,/g, ';')}`;
 }
 
 interface RunContext {

@@ -1,5 +1,6 @@
 import { SaxesParser } from 'saxes';
-import { ImportRefusal, refuse } from './import-refusal';
+import { ImportRefusal } from '../../domain/imports/import-refusal';
+import { refuse } from './import-refusal';
 import { describeControl } from '../../domain/shared/text';
 import { decodeXmlText } from './text';
 

@@ -3,7 +3,7 @@ import {
 } from '../../application/ports/scanning';
 import type { IssueType } from '../../domain/backlog/issue';
 import type { Severity } from '../../domain/gate/severity';
-import { ImportRefusal } from '../parsers/import-refusal';
+import { ImportRefusal } from '../../domain/imports/import-refusal';
 import { scanFailure } from './failures';
 import { parseSarif } from '../parsers/sarif';
 import { LicencePolicy } from './licences';

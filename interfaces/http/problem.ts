@@ -1,4 +1,5 @@
 import { NextFunction, Request, Response } from 'express';
+import { HttpRefusal } from '../../application/imports/refusal';
 import { DomainError } from '../../domain/shared/decider';
 import { formatSize } from '../../infrastructure/config/units';
 import { describeValidation, ValidatorErrorItem } from './validation-detail';
@@ -57,10 +58,7 @@ export function problemHandler(log: { error: (msg: string, meta?: unknown) => vo
       const status = KIND_STATUS[error.kind];
       return sendProblem(res, new HttpProblem(status, TITLES[status], error.message, error.problemType, error.extensions));
     }
-    if ((error as Error)?.name === 'HttpRefusal') {
-      const r = error as Error & { status: number };
-      return sendProblem(res, new HttpProblem(r.status, TITLES[r.status] ?? 'Refused', r.message));
-    }
+    if (error instanceof HttpRefusal) return sendProblem(res, new HttpProblem(error.status, TITLES[error.status] ?? 'Refused', error.message));
     const e = error as { type?: string; status?: number; limit?: number; message?: string; errors?: unknown[] } & ValidatorError;
     if (e?.type === 'entity.too.large') {
       const limit = (req as Request & { bodyLimit?: { bytes: number; setting: string } }).bodyLimit;

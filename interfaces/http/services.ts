@@ -1,5 +1,4 @@
 import { BacklogService } from '../../application/backlog/backlog-service';
-import { IssueQueries } from '../../application/backlog/issue-queries';
 import { CommandHandler } from '../../application/command-handler';
 import { ImportAccess } from '../../application/imports/import-access';
 import { SarifImportService } from '../../application/imports/sarif-import';
@@ -19,6 +18,9 @@ import type { AccountQueries } from '../../projections/identity/account-queries'
 import type { KeyQueries } from '../../projections/identity/key-queries';
 import type { SettingsQueries } from '../../projections/identity/settings-queries';
 import type { TeamQueries } from '../../projections/identity/team-queries';
+import type { ExceptionQueries } from '../../projections/backlog/exception-queries';
+import type { IssueQueries } from '../../projections/backlog/issue-queries';
+import type { ImportQueries } from '../../projections/imports/queries';
 import type { TargetService } from '../../application/targets/target-service';
 import type { ScanService } from '../../application/scans/scan-service';
 import type { ScanQueries } from '../../projections/scans/queries';
@@ -30,7 +32,6 @@ import type { BadgeQueries } from '../../projections/scorecards/badge-queries';
 import type { ScorecardQueries } from '../../projections/scorecards/queries';
 import type { GateService } from '../../application/gate/gate-service';
 import type { VerdictQueries } from '../../projections/gate/verdict-queries';
-import type { ExceptionQueries } from '../../application/triage/exception-queries';
 import type { ReviewScheduler } from '../../application/triage/review-scheduler';
 import type { TriageService } from '../../application/triage/triage-service';
 import type { FeedSync } from '../../application/enrichment/feed-sync';
@@ -60,9 +61,10 @@ export interface Services {
   settingsQueries: SettingsQueries;
   targets: TargetService;
   backlog: BacklogService;
-  issues: IssueQueries;
+  backlogQueries: IssueQueries;
   sources: SourceService;
   importAccess: ImportAccess;
+  importQueries: ImportQueries;
   sarifImports: SarifImportService;
   coverageImports: CoverageImportService;
   testReportImports: TestReportImportService;

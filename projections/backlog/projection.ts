@@ -1,5 +1,6 @@
 import { RecordedEvent } from '../../domain/shared/event-envelope';
 import type { IssueDetected, IssueReopened, IssueResolved } from '../../domain/backlog/issue';
+import { initialState, TRIAGE_EVENT_TYPES, triageChange, type TriageChange, type TriageEvent } from '../../domain/triage';
 import { Projection } from '../engine/projection';
 import { RowWriter } from '../engine/row-writer';
 
@@ -12,20 +13,25 @@ type Handler = (w: RowWriter, e: RecordedEvent<any>) => Promise<unknown> | void;
 
 const touch = (e: RecordedEvent, extra: Record<string, unknown> = {}) => ({ revision: e.revision, ...extra });
 
-/** Triage events and the status they leave the issue in (null: unchanged). */
-const triageStatusAfter: Record<string, (d: any) => { triage_status?: string; triage_requested_status?: string | null; justification?: string | null; review_date?: string | null }> = {
-  TriageDecided: (d) => ({ triage_status: d.status, triage_requested_status: null, justification: d.justification ?? null, review_date: d.reviewDate ?? null }),
-  // While a request waits, nothing is in force: the request's own values live in its event.
-  TriageRequested: (d) => ({ triage_status: 'pending_approval', triage_requested_status: d.requestedStatus, justification: null, review_date: null }),
-  TriageProposedByTracker: (d) => ({ triage_status: 'pending_approval', triage_requested_status: d.requestedStatus, justification: null, review_date: null }),
-  TriageApproved: (d) => ({ triage_status: d.status, triage_requested_status: null, justification: d.justification ?? null, review_date: d.reviewDate ?? null }),
-  TriageRefused: (d) => ({ triage_status: d.status, triage_requested_status: null, justification: null, review_date: null }),
-  TriageReviewExpired: () => ({ triage_status: 'under_review', triage_requested_status: null, justification: null, review_date: null }),
-  ExceptionConfirmed: () => ({}),
-  ExceptionExtended: (d) => ({ review_date: d.reviewDate }),
-  ExceptionRevoked: () => ({ triage_status: 'under_review', triage_requested_status: null, justification: null, review_date: null }),
-  TriageContradictedByTracker: () => ({}),
-};
+/**
+ * The triage columns a change sets, from the decider's own rule (domain/triage/triage-change.ts):
+ * only the fields the event names are written, the others stay as they were (a justification or
+ * review date an event leaves out is stored as null).
+ */
+function triageColumns(change: TriageChange): Record<string, unknown> {
+  const columns: Record<string, unknown> = {};
+  if ('triageStatus' in change) columns.triage_status = change.triageStatus;
+  if ('triageRequestedStatus' in change) columns.triage_requested_status = change.triageRequestedStatus;
+  if ('justification' in change) columns.justification = change.justification ?? null;
+  if ('reviewDate' in change) columns.review_date = change.reviewDate ?? null;
+  return columns;
+}
+
+const triageChanged: Handler = (w, e: RecordedEvent<any>) =>
+  w.update('issues', { issue_key: e.stream.slice('issue-'.length) }, touch(e, triageColumns(triageChange({ type: e.type, data: e.data } as TriageEvent))));
+
+/** A new issue's triage: the decider's initial state. */
+const NEW_ISSUE_TRIAGE = triageColumns(initialState());
 
 const handlers: Record<string, Handler> = {
   IssueDetected: (w, e: RecordedEvent<IssueDetected['data']>) => {
@@ -35,7 +41,7 @@ const handlers: Record<string, Handler> = {
       tool_name: d.toolName ?? d.provenance.toolName, tool_version: d.toolVersion !== undefined ? d.toolVersion : d.provenance.toolVersion, source_slug: d.provenance.source, origin: d.provenance.origin,
       rule_id: d.ruleId, path: d.path, line: d.line, severity: d.severity, identifier: d.identifier, package_name: d.packageName,
       package_version: d.packageVersion, fixable: d.fixable, title: d.title.slice(0, 4000), kev: null, epss: null, status: 'open',
-      triage_status: 'under_review', triage_requested_status: null, justification: null, review_date: null,
+      ...NEW_ISSUE_TRIAGE,
       first_seen_at: d.at, last_seen_at: d.at, resolved_at: null, revision: e.revision,
     });
   },
@@ -43,7 +49,7 @@ const handlers: Record<string, Handler> = {
   IssueReopened: (w, e: RecordedEvent<IssueReopened['data']>) => w.update('issues', { id: e.data.id }, touch(e, {
     status: 'open', resolved_at: null, last_seen_at: e.data.at, severity: e.data.severity, line: e.data.line,
   })),
-  ...Object.fromEntries(Object.entries(triageStatusAfter).map(([type, after]) => [type, (w: RowWriter, e: RecordedEvent<any>) => w.update('issues', { issue_key: e.stream.slice('issue-'.length) }, touch(e, after(e.data)))])),
+  ...Object.fromEntries(TRIAGE_EVENT_TYPES.map((type) => [type, triageChanged])),
 };
 
 export const backlogProjection: Projection = {

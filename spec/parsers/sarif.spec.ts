@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
-import { normalisePath, parseSarif, toolLabel, type SarifParseResult } from '../../infrastructure/parsers/sarif';
+import { ImportRefusal } from '../../domain/imports/import-refusal';
+import { toolLabel } from '../../domain/imports/reports';
+import { normalisePath, parseSarif, type SarifParseResult } from '../../infrastructure/parsers/sarif';
 import { corpusAvailable, requireCorpus } from '../support/corpus';
 import { expectRefusal, readCorpus, readManifest, verdictOfNote } from './support';
 import { DECISIONS, independent } from './sarif-decisions';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { expect } from 'chai';
 import * as yazl from 'yazl';
-import { ImportRefusal } from '../../infrastructure/parsers/import-refusal';
+import { ImportRefusal } from '../../domain/imports/import-refusal';
 import { corpusPath } from '../support/corpus';
 
 /** Helpers for the parser specs (not a spec file itself). */

@@ -57,7 +57,7 @@ export function importRoutes(s: Services): RouteDef[] {
       responses: { 200: { description: 'Imports' } },
       handler: async (req) => {
         await s.targets.visibleRow(req.principal!, 'repository', Number(req.params.id));
-        return s.sarifImports.history(Number(req.params.id));
+        return s.importQueries.sarif.history(Number(req.params.id));
       },
     },
   ];

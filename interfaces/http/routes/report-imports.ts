@@ -63,19 +63,19 @@ export function reportImportRoutes(s: Services): RouteDef[] {
     },
     // The readable records of each kind: the latest 50, and one with its details.
     ...([
-      ['coverage-imports', 'coverage imports', 'its per-package counters (kept only when they add up to the totals)', s.coverageImports],
-      ['test-report-imports', 'test-report imports', "each suite's totals", s.testReportImports],
-      ['build-sbom-imports', 'build SBOM imports', 'its components (source build, scanner or both)', s.buildSbomImports],
-    ] as const).flatMap(([segment, noun, details, service]): RouteDef[] => [
+      ['coverage-imports', 'coverage imports', 'its per-package counters (kept only when they add up to the totals)', s.importQueries.coverage],
+      ['test-report-imports', 'test-report imports', "each suite's totals", s.importQueries.testReport],
+      ['build-sbom-imports', 'build SBOM imports', 'its components (source build, scanner or both)', s.importQueries.buildSbom],
+    ] as const).flatMap(([segment, noun, details, queries]): RouteDef[] => [
       {
         method: 'get', path: `/repositories/{id}/${segment}`, tag: 'Imports', summary: `The latest 50 ${noun} of a repository, newest first`, auth: { scope: 'read' }, params: RepoId,
         responses: { 200: { description: 'Imports' }, 404: { description: 'Repository unseen' } },
-        handler: async (req) => { await visible(req); return service.history(Number(req.params.id)); },
+        handler: async (req) => { await visible(req); return queries.history(Number(req.params.id)); },
       },
       {
         method: 'get', path: `/repositories/{id}/${segment}/{importId}`, tag: 'Imports', summary: `One of the ${noun} with ${details}`, auth: { scope: 'read' }, params: ImportId,
         responses: { 200: { description: 'Import' }, 404: { description: 'Repository unseen or no such import' } },
-        handler: async (req) => { await visible(req); return service.get(Number(req.params.id), Number(req.params.importId)); },
+        handler: async (req) => { await visible(req); return queries.get(Number(req.params.id), Number(req.params.importId)); },
       },
     ]),
   ];

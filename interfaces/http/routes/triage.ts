@@ -1,6 +1,6 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { Response } from 'express';
-import { issueEtag } from '../../../application/backlog/issue-queries';
+import { issueEtag } from '../../../projections/backlog/issue-queries';
 import { WRITING_ROLES } from '../../../domain/identity/roles';
 import { EXPIRES_IN_DAYS, NOT_AFFECTED_JUSTIFICATIONS, REFUSAL_STATUSES, TRIAGE_STATUSES } from '../../../domain/triage';
 import { AuthRule, RouteDef, VigilRequest } from '../route';
@@ -34,14 +34,15 @@ const decides: AuthRule = {
 
 const ifMatchOf = (req: VigilRequest) => req.headers['if-match'];
 
-/** Answers the issue view with its new ETag. */
-function withEtag(res: Response, issue: { revision: number }) {
-  res.setHeader('ETag', issueEtag(issue.revision));
-  return issue;
-}
-
 /** Spec 1 §3.2 and §4.5: triage decisions, four-eyes approval and refusal, the exception register and its reviews. */
 export function triageRoutes(s: Services): RouteDef[] {
+  /** Decides, then answers the issue as the backlog's query reads it (the read models have the decision), with its new ETag. */
+  const decidedThenRead = async (req: VigilRequest, res: Response, issueId: number, decision: Promise<void>) => {
+    await decision;
+    const issue = await s.backlogQueries.get(req.principal!, issueId);
+    res.setHeader('ETag', issueEtag(issue.revision));
+    return issue;
+  };
   return [
     {
       method: 'post', path: '/issues/{id}/triage', tag: 'Triage', auth: decides, params: Id,
@@ -53,7 +54,7 @@ export function triageRoutes(s: Services): RouteDef[] {
         200: { description: 'The issue after the decision (ETag header)' }, 400: { description: 'Body refused' }, 403: { description: 'Not an account that writes, or a key' },
         404: { description: 'Unknown or not visible' }, 409: { description: 'issue-changed-meanwhile' },
       },
-      handler: async (req, res) => withEtag(res, await s.triage.triage(req.principal!, req.ctx!, Number(req.params.id), req.body, ifMatchOf(req))),
+      handler: async (req, res) => decidedThenRead(req, res, Number(req.params.id), s.triage.triage(req.principal!, req.ctx!, Number(req.params.id), req.body, ifMatchOf(req))),
     },
     {
       method: 'post', path: '/issues/triage', tag: 'Triage', auth: decides,
@@ -79,7 +80,7 @@ export function triageRoutes(s: Services): RouteDef[] {
         200: { description: 'The issue in the approved status (ETag header)' }, 403: { description: 'The requester, not an account that writes, or a key' },
         404: { description: 'Unknown or not visible' }, 409: { description: 'triage-approval-differs, nothing pending, or issue-changed-meanwhile' },
       },
-      handler: async (req, res) => withEtag(res, await s.triage.approve(req.principal!, req.ctx!, Number(req.params.id), req.body.status, ifMatchOf(req))),
+      handler: async (req, res) => decidedThenRead(req, res, Number(req.params.id), s.triage.approve(req.principal!, req.ctx!, Number(req.params.id), req.body.status, ifMatchOf(req))),
     },
     {
       method: 'post', path: '/issues/{id}/triage-refusal', tag: 'Triage', auth: decides, params: Id,
@@ -89,7 +90,7 @@ export function triageRoutes(s: Services): RouteDef[] {
         200: { description: 'The issue after the refusal (ETag header)' }, 404: { description: 'Unknown or not visible' },
         409: { description: 'Nothing pending, or issue-changed-meanwhile' },
       },
-      handler: async (req, res) => withEtag(res, await s.triage.turnDown(req.principal!, req.ctx!, Number(req.params.id), req.body, ifMatchOf(req))),
+      handler: async (req, res) => decidedThenRead(req, res, Number(req.params.id), s.triage.turnDown(req.principal!, req.ctx!, Number(req.params.id), req.body, ifMatchOf(req))),
     },
     {
       method: 'get', path: '/exceptions', tag: 'Triage', auth: { scope: 'read' },
@@ -127,7 +128,7 @@ export function triageRoutes(s: Services): RouteDef[] {
         200: { description: 'The issue after the review (ETag header)' }, 400: { description: 'Body refused' }, 403: { description: 'Four-eyes, not an account that writes, or a key' },
         404: { description: 'Unknown or not visible' }, 409: { description: 'No exception to review, date not later, or issue-changed-meanwhile' },
       },
-      handler: async (req, res) => withEtag(res, await s.triage.reviewException(req.principal!, req.ctx!, Number(req.params.issueId), req.body, ifMatchOf(req))),
+      handler: async (req, res) => decidedThenRead(req, res, Number(req.params.issueId), s.triage.reviewException(req.principal!, req.ctx!, Number(req.params.issueId), req.body, ifMatchOf(req))),
     },
   ];
 }

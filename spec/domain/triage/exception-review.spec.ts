@@ -6,7 +6,7 @@ import { exceptionOf } from '../../../domain/triage/exceptions';
 import { alice, bob, decided, historyIn, REVIEW, requested, spec, T1 } from './fixtures';
 
 function review(over: Partial<ExceptionReview> & Pick<ExceptionReview, 'action'>): ExceptionReview {
-  return { type: 'ExceptionReview', actor: bob, fourEyes: true, now: T1, ...over };
+  return { type: 'ExceptionReview', actor: bob, fourEyes: true, now: new Date(T1), ...over };
 }
 
 describe('triage: exception reviews (POST /exceptions/{issueId}/reviews)', () => {

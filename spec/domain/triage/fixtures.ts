@@ -60,16 +60,16 @@ export function historyIn(status: TriageStatus): TriageStreamEvent[] {
 export function sampleCommand(type: TriageCommandType): TriageCommand {
   switch (type) {
     case 'Triage':
-      return { type, status: 'affected', actor: bob, fourEyes: true, now: T1 };
+      return { type, status: 'affected', actor: bob, fourEyes: true, now: new Date(T1) };
     case 'ApproveTriage':
-      return { type, status: 'will_not_fix', actor: bob, now: T1 };
+      return { type, status: 'will_not_fix', actor: bob, now: new Date(T1) };
     case 'RefuseTriage':
-      return { type, status: 'affected', actor: bob, now: T1 };
+      return { type, status: 'affected', actor: bob, now: new Date(T1) };
     case 'ReviewDateReached':
-      return { type, now: '2026-01-01T00:00:00.000Z' };
+      return { type, now: new Date('2026-01-01T00:00:00.000Z') };
     case 'ExceptionReview':
-      return { type, action: 'confirm', actor: bob, fourEyes: true, now: T1 };
+      return { type, action: 'confirm', actor: bob, fourEyes: true, now: new Date(T1) };
     case 'ProposeTriage':
-      return { type, closing: 'refusal', integration, reportedBy: 'Carol', now: T1 };
+      return { type, closing: 'refusal', integration, reportedBy: 'Carol', now: new Date(T1) };
   }
 }

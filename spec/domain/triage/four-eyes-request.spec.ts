@@ -17,7 +17,7 @@ describe('triage: §3.2 row "any --triage with a settling status, four-eyes on--
             comment: 'vendor says so',
             actor: alice,
             fourEyes: true,
-            now: T0,
+            now: new Date(T0),
           },
           fold(triageDecider, historyIn(from)),
         );
@@ -29,7 +29,7 @@ describe('triage: §3.2 row "any --triage with a settling status, four-eyes on--
   it('[S1.3.2-02] the pending request keeps justification, comment, review date and triageRequestedStatus', () => {
     spec
       .given(historyIn('under_review'))
-      .when({ type: 'Triage', status: 'will_not_fix', expiresInDays: 30, comment: 'compensating WAF rule', actor: alice, fourEyes: true, now: T0 })
+      .when({ type: 'Triage', status: 'will_not_fix', expiresInDays: 30, comment: 'compensating WAF rule', actor: alice, fourEyes: true, now: new Date(T0) })
       .then([requested('will_not_fix', { comment: 'compensating WAF rule' })]);
 
     const state = fold(triageDecider, [...historyIn('under_review'), requested('not_affected', { comment: 'dead code' })]);
@@ -47,18 +47,18 @@ describe('triage: §3.2 row "any --triage with a settling status, four-eyes on--
   it('[S1.3.2-03] with four-eyes off a settling status is set directly', () => {
     spec
       .given(historyIn('affected'))
-      .when({ type: 'Triage', status: 'will_not_fix', expiresInDays: 30, actor: alice, fourEyes: false, now: T0 })
+      .when({ type: 'Triage', status: 'will_not_fix', expiresInDays: 30, actor: alice, fourEyes: false, now: new Date(T0) })
       .then([decided('will_not_fix', { previousStatus: 'affected', reviewDate: REVIEW })]);
   });
 
   it('[S1.3.2-01] under_review and affected are not settling: applied directly even under four-eyes', () => {
     spec
       .given(historyIn('pending_approval'))
-      .when({ type: 'Triage', status: 'affected', comment: 'reachable after all', actor: alice, fourEyes: true, now: T0 })
+      .when({ type: 'Triage', status: 'affected', comment: 'reachable after all', actor: alice, fourEyes: true, now: new Date(T0) })
       .then([decided('affected', { previousStatus: 'pending_approval', comment: 'reachable after all' })]);
     spec
       .given(historyIn('fixed'))
-      .when({ type: 'Triage', status: 'under_review', actor: alice, fourEyes: true, now: T0 })
+      .when({ type: 'Triage', status: 'under_review', actor: alice, fourEyes: true, now: new Date(T0) })
       .then([decided('under_review', { previousStatus: 'fixed' })]);
   });
 

@@ -4,8 +4,8 @@ import { triageDecider } from '../../../domain/triage/decider';
 import type { ProposeTriage } from '../../../domain/triage/commands';
 import { historyIn, integration, spec, T1 } from './fixtures';
 
-const refusal: ProposeTriage = { type: 'ProposeTriage', closing: 'refusal', integration, reportedBy: 'Carol', now: T1 };
-const falsePositive: ProposeTriage = { type: 'ProposeTriage', closing: 'false_positive', integration, reportedBy: 'Carol', now: T1 };
+const refusal: ProposeTriage = { type: 'ProposeTriage', closing: 'refusal', integration, reportedBy: 'Carol', now: new Date(T1) };
+const falsePositive: ProposeTriage = { type: 'ProposeTriage', closing: 'false_positive', integration, reportedBy: 'Carol', now: new Date(T1) };
 /** T1 + 90 days. */
 const NINETY_DAYS_OUT = '2025-05-31T10:00:00.000Z';
 

@@ -4,7 +4,7 @@ import { NOT_AFFECTED_JUSTIFICATIONS } from '../../../domain/triage/justificatio
 import { alice, decided, historyIn, spec, T0 } from './fixtures';
 
 function triage(over: Partial<Triage> & Pick<Triage, 'status'>): Triage {
-  return { type: 'Triage', actor: alice, fourEyes: false, now: T0, ...over };
+  return { type: 'Triage', actor: alice, fourEyes: false, now: new Date(T0), ...over };
 }
 
 describe('triage: body rules of POST /issues/{id}/triage (400)', () => {

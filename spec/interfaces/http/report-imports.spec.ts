@@ -321,14 +321,14 @@ describe('coverage, test-report and build SBOM imports over HTTP', function () {
       const general = await sbom(t, cyclonedx([library(1)]));
       const release = await sbom(t, cyclonedx([library(2), library(3)]), { query: 'branch=release' });
       expect(release.status).to.equal(201);
-      const inventory = (branch: string) => v.services.buildSbomImports.inventoryFor(t.repositoryId, branch);
+      const inventory = (branch: string) => v.services.importQueries.buildSbom.inventoryFor(t.repositoryId, branch);
       expect((await inventory('release')).importId).to.equal(release.body.id);
       expect((await inventory('release')).components.map((c) => c.name)).to.deep.equal(['lib2', 'lib3']);
       expect((await inventory('main')).importId).to.equal(general.body.id);
       const later = await sbom(t, cyclonedx([library(4)]));
       expect((await inventory('release')).importId).to.equal(later.body.id);
       expect((await inventory('release')).components.every((c) => c.source === 'build')).to.equal(true);
-      expect((await v.services.buildSbomImports.inventoryFor(s.repositoryId + 100_000, 'main')).components).to.deep.equal([]);
+      expect((await v.services.importQueries.buildSbom.inventoryFor(s.repositoryId + 100_000, 'main')).components).to.deep.equal([]);
     });
   });
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
-import { issueEtag } from '../../../application/backlog/issue-queries';
+import { issueEtag } from '../../../projections/backlog/issue-queries';
 import { RouteDef, VigilRequest } from '../route';
 import { MAX_ROW_ID, RowId } from '../row-id';
 import { Services } from '../services';
@@ -8,8 +8,8 @@ import { Text } from '../text';
 
 const TriageStatus = Type.Union(['under_review', 'affected', 'not_affected', 'will_not_fix', 'fixed', 'pending_approval'].map((s) => Type.Literal(s)));
 
-/** GET /issues with the filters of spec 1 §4.5, GET /issues/{id} with provenance and history. */
-export function issueRoutes(s: Services): RouteDef[] {
+/** The backlog's queries: GET /issues with the filters of spec 1 §4.5, GET /issues/{id} with provenance and history. */
+export function backlogRoutes(s: Services): RouteDef[] {
   return [
     {
       method: 'get', path: '/issues', tag: 'Issues', summary: 'The backlog you see, by id; filters of spec 1 §4.5; limit and after page through it', auth: { scope: 'read' },
@@ -24,7 +24,7 @@ export function issueRoutes(s: Services): RouteDef[] {
       handler: async (req: VigilRequest, res: Response) => {
         const q = req.query as Record<string, unknown>;
         const limit = Number(q.limit ?? 100);
-        const page = await s.issues.list(req.principal!, {
+        const page = await s.backlogQueries.list(req.principal!, {
           triage_status: q.triage_status as string | undefined, repository_id: q.repository_id === undefined ? undefined : Number(q.repository_id),
           container_id: q.container_id === undefined ? undefined : Number(q.container_id), owasp_category: q.owasp_category as string | undefined,
           unsettled: q.unsettled === true || q.unsettled === 'true', status: q.status as 'open' | 'resolved' | undefined, severity: q.severity as string | undefined,
@@ -44,7 +44,7 @@ export function issueRoutes(s: Services): RouteDef[] {
       params: Type.Object({ id: RowId() }),
       responses: { 200: { description: 'The issue' }, 404: { description: 'Unknown or not visible' } },
       handler: async (req, res) => {
-        const issue = await s.issues.get(req.principal!, Number(req.params.id));
+        const issue = await s.backlogQueries.get(req.principal!, Number(req.params.id));
         res.setHeader('ETag', issueEtag(issue.revision));
         return issue;
       },

@@ -1,13 +1,11 @@
-import { scopeToVisible } from '../../projections/identity/visibility';
-
 import { fold } from '../../domain/shared/decider';
-import { exceptionOf, SETTLING_STATUSES, triageDecider, type TriageStreamEvent } from '../../domain/triage';
-import { Database } from '../../infrastructure/db/database';
-import { IssueRow } from '../backlog/issue-queries';
-import { Principal } from '../identity/principal';
-import { Visibility, VisibilityReader } from '../identity/visibility';
-import { EventStore } from '../ports/event-store';
 import { streams } from '../../domain/shared/streams';
+import { exceptionOf, SETTLING_STATUSES, triageDecider, type TriageStreamEvent } from '../../domain/triage';
+import type { Principal } from '../../application/identity/principal';
+import type { VisibilityReader } from '../../application/identity/visibility';
+import type { EventStore } from '../../application/ports/event-store';
+import { Database } from '../../infrastructure/db/database';
+import { IssueRow, visibleTargets } from './issue-queries';
 
 export interface ExceptionFilter {
   repository_id?: number;
@@ -30,8 +28,7 @@ export class ExceptionQueries {
 
   async list(principal: Principal, f: ExceptionFilter) {
     const visibility = await this.visibilities.of(principal);
-    const knex = this.db.knex;
-    const q = knex('issues').where('issues.id', '>', f.after).where('issues.status', 'open').orderBy('issues.id').limit(f.limit + 1).select('issues.*');
+    const q = this.db.knex('issues').where('issues.id', '>', f.after).where('issues.status', 'open').orderBy('issues.id').limit(f.limit + 1).select('issues.*');
     if (f.state === 'granted') q.whereIn('issues.triage_status', [...SETTLING_STATUSES]);
     else if (f.state === 'requested') q.where('issues.triage_status', 'pending_approval');
     else q.whereIn('issues.triage_status', [...SETTLING_STATUSES, 'pending_approval']);
@@ -39,8 +36,8 @@ export class ExceptionQueries {
     if (f.container_id !== undefined) q.where({ 'issues.target_kind': 'container', 'issues.target_id': f.container_id });
     if (!visibility.all || visibility.restriction) {
       q.where((w) => {
-        w.whereIn(['issues.target_kind', 'issues.target_id'] as never, scopeToVisible(visibility, knex('repositories').select(knex.raw("'repository'"), 'repositories.id'), 'repository') as never)
-          .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, scopeToVisible(visibility, knex('containers').select(knex.raw("'container'"), 'containers.id'), 'container') as never);
+        w.whereIn(['issues.target_kind', 'issues.target_id'] as never, visibleTargets(this.db, visibility, 'repository') as never)
+          .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, visibleTargets(this.db, visibility, 'container') as never);
       });
     }
     const rows: IssueRow[] = await q;

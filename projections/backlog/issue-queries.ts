@@ -1,15 +1,18 @@
-import { scopeToVisible } from '../../projections/identity/visibility';
 import { isSeverity } from '../../domain/gate/severity';
 import { refuse } from '../../domain/shared/decider';
-import { DEFAULT_REMEDIATION_WINDOWS, remediationDeadline, RemediationWindows } from '../../domain/triage/remediation-deadline';
-import { Database } from '../../infrastructure/db/database';
-import { EventStore } from '../ports/event-store';
-import { Principal } from '../identity/principal';
-import { Visibility, VisibilityReader } from '../identity/visibility';
 import { streams } from '../../domain/shared/streams';
+import type { TargetKind } from '../../domain/shared/target-kind';
+import { DEFAULT_REMEDIATION_WINDOWS, remediationDeadline, RemediationWindows } from '../../domain/triage/remediation-deadline';
+import type { Principal } from '../../application/identity/principal';
+import type { Visibility, VisibilityReader } from '../../application/identity/visibility';
+import type { EventStore } from '../../application/ports/event-store';
+import type { VisibleIssues } from '../../application/triage/ports';
+import { Database } from '../../infrastructure/db/database';
+import { scopeToVisible } from '../identity/visibility';
+import { TARGET_TABLE } from '../targets/tables';
 
 export interface IssueRow {
-  id: number; issue_key: string; target_kind: 'repository' | 'container'; target_id: number; type: string; tool_key: string; tool_name: string;
+  id: number; issue_key: string; target_kind: TargetKind; target_id: number; type: string; tool_key: string; tool_name: string;
   tool_version: string | null; source_slug: string | null; origin: string; rule_id: string; path: string; line: number | null; severity: string;
   identifier: string | null; package_name: string | null; package_version: string | null; fixable: boolean | number | null; title: string;
   kev: boolean | number; epss: number | null; status: string; triage_status: string; triage_requested_status: string | null; justification: string | null;
@@ -50,8 +53,11 @@ export interface IssueFilter {
   after: number;
 }
 
-/** GET /issues and GET /issues/{id}: the backlog as the caller may see it. */
-export class IssueQueries {
+/**
+ * GET /issues and GET /issues/{id}: the backlog as the caller may see it. Triage finds the issue it
+ * decides on through the same visibility (VisibleIssues).
+ */
+export class IssueQueries implements VisibleIssues {
   constructor(private readonly db: Database, private readonly visibilities: VisibilityReader, private readonly store: EventStore, private readonly windows: () => Promise<RemediationWindows> = async () => DEFAULT_REMEDIATION_WINDOWS) {}
 
   async list(principal: Principal, f: IssueFilter) {
@@ -67,8 +73,8 @@ export class IssueQueries {
     if (f.container_id !== undefined) q.where({ 'issues.target_kind': 'container', 'issues.target_id': f.container_id });
     if (!visibility.all || visibility.restriction) {
       q.where((w) => {
-        w.whereIn(['issues.target_kind', 'issues.target_id'] as never, scopeToVisible(visibility, this.db.knex('repositories').select(this.db.knex.raw("'repository'"), 'repositories.id'), 'repository') as never)
-          .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, scopeToVisible(visibility, this.db.knex('containers').select(this.db.knex.raw("'container'"), 'containers.id'), 'container') as never);
+        w.whereIn(['issues.target_kind', 'issues.target_id'] as never, visibleTargets(this.db, visibility, 'repository') as never)
+          .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, visibleTargets(this.db, visibility, 'container') as never);
       });
     }
     const rows: IssueRow[] = await q;
@@ -81,12 +87,16 @@ export class IssueQueries {
   async visibleRow(principal: Principal, id: number): Promise<IssueRow> {
     const row: IssueRow | undefined = await this.db.knex('issues').where({ id }).first();
     if (row) {
-      const table = row.target_kind === 'repository' ? 'repositories' : 'containers';
-      const target = await this.db.knex(table).where({ id: row.target_id }).first();
+      const target = await this.db.knex(TARGET_TABLE[row.target_kind]).where({ id: row.target_id }).first();
       const visibility = await this.visibilities.of(principal);
       if (target && visibility.canSee(row.target_kind, target)) return row;
     }
     throw refuse.notFound(`No issue ${id} is visible to you.`);
+  }
+
+  /** The stream key of an issue the caller sees (VisibleIssues); 404 alike for unknown and unseen. */
+  async issueKeyOf(principal: Principal, id: number): Promise<string> {
+    return (await this.visibleRow(principal, id)).issue_key;
   }
 
   /** One issue with its history: every lifecycle fact and decision on its stream, oldest first. */
@@ -108,4 +118,10 @@ export class IssueQueries {
     });
     return { ...issueView(row, await this.windows()), history };
   }
+}
+
+/** (kind, id) of every target of a kind the caller sees, for `whereIn` on an issue's target (SQL, scopeToVisible). */
+export function visibleTargets(db: Database, visibility: Visibility, kind: TargetKind) {
+  const table = TARGET_TABLE[kind];
+  return scopeToVisible(visibility, db.knex(table).select(db.knex.raw(`'${kind}'`), `${table}.id`), kind);
 }
