@@ -61,21 +61,22 @@ export function reportImportRoutes(s: Services): RouteDef[] {
       },
       handler: accept(s.buildSbomImports),
     },
-    // The readable records of each kind: the latest 50, and one with its details.
+    // The readable records of each kind: the latest 50, and one with its details. The query module is
+    // looked up when a request comes (route definitions are read without services, e.g. by specs).
     ...([
-      ['coverage-imports', 'coverage imports', 'its per-package counters (kept only when they add up to the totals)', s.importQueries.coverage],
-      ['test-report-imports', 'test-report imports', "each suite's totals", s.importQueries.testReport],
-      ['build-sbom-imports', 'build SBOM imports', 'its components (source build, scanner or both)', s.importQueries.buildSbom],
-    ] as const).flatMap(([segment, noun, details, queries]): RouteDef[] => [
+      ['coverage-imports', 'coverage imports', 'its per-package counters (kept only when they add up to the totals)', () => s.importQueries.coverage],
+      ['test-report-imports', 'test-report imports', "each suite's totals", () => s.importQueries.testReport],
+      ['build-sbom-imports', 'build SBOM imports', 'its components (source build, scanner or both)', () => s.importQueries.buildSbom],
+    ] as const).flatMap(([segment, noun, details, queriesOf]): RouteDef[] => [
       {
         method: 'get', path: `/repositories/{id}/${segment}`, tag: 'Imports', summary: `The latest 50 ${noun} of a repository, newest first`, auth: { scope: 'read' }, params: RepoId,
         responses: { 200: { description: 'Imports' }, 404: { description: 'Repository unseen' } },
-        handler: async (req) => { await visible(req); return queries.history(Number(req.params.id)); },
+        handler: async (req) => { await visible(req); return queriesOf().history(Number(req.params.id)); },
       },
       {
         method: 'get', path: `/repositories/{id}/${segment}/{importId}`, tag: 'Imports', summary: `One of the ${noun} with ${details}`, auth: { scope: 'read' }, params: ImportId,
         responses: { 200: { description: 'Import' }, 404: { description: 'Repository unseen or no such import' } },
-        handler: async (req) => { await visible(req); return queries.get(Number(req.params.id), Number(req.params.importId)); },
+        handler: async (req) => { await visible(req); return queriesOf().get(Number(req.params.id), Number(req.params.importId)); },
       },
     ]),
   ];
