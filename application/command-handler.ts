@@ -170,16 +170,7 @@ export class CommandHandler {
     return result;
   }
 
-  /**
-   * @deprecated Issue #18 moves every read-decide-append into `transact`; this stays only while a
-   * context still reads streams outside a unit of work.
-   */
-  async load<E extends DomainEvent, S>(stream: string, decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>) {
-    return new Attempt(this.store, 0).load(stream, decider);
-  }
-
-  /** @deprecated Issue #18: `transact(ctx, work, { wait: false })` then `readYourWrites`. */
-  async commit(appends: StreamDecisions, ctx: RequestContext): Promise<Committed> {
+  private async commit(appends: StreamDecisions, ctx: RequestContext): Promise<Committed> {
     const types = new Set<string>();
     for (const a of appends) for (const e of a.events) types.add(e.type);
     const batch = this.batchOf(appends, ctx);
