@@ -1,4 +1,4 @@
-import type { FeedName, KevEntry } from '../../domain/enrichment/feed-events';
+import type { FeedName, IssueKevListed, KevEntry } from '../../domain/enrichment/feed-events';
 
 /** A KEV catalogue read completely and checked (infrastructure/feeds/kev-catalogue.ts reads it). */
 export interface KevCatalogue {
@@ -58,16 +58,7 @@ export interface FeedState {
 }
 
 /** An open issue a KEV synchronisation may signal (VGL-SEC-002): what its IssueKevListed event names. */
-export interface KevSignalCandidate {
-  id: number;
-  key: string;
-  cve: string;
-  targetKind: string;
-  targetId: number;
-  severity: string;
-  packageName: string | null;
-  packageVersion: string | null;
-}
+export type KevSignalCandidate = Omit<IssueKevListed['data'], 'catalogueVersion' | 'dateAdded' | 'at' | 'siem'>;
 
 /** What the synchronisation reads of the enrichment read model (projections/enrichment/feed-reads.ts). */
 export interface FeedReads {

@@ -5,7 +5,7 @@ import type { Principal } from '../../application/identity/principal';
 import type { VisibilityReader } from '../../application/identity/visibility';
 import type { EventStore } from '../../application/ports/event-store';
 import { Database } from '../../infrastructure/db/database';
-import { IssueRow, visibleTargets } from './issue-queries';
+import { IssueRow, onVisibleTargets } from './issue-queries';
 
 export interface ExceptionFilter {
   repository_id?: number;
@@ -34,12 +34,7 @@ export class ExceptionQueries {
     else q.whereIn('issues.triage_status', [...SETTLING_STATUSES, 'pending_approval']);
     if (f.repository_id !== undefined) q.where({ 'issues.target_kind': 'repository', 'issues.target_id': f.repository_id });
     if (f.container_id !== undefined) q.where({ 'issues.target_kind': 'container', 'issues.target_id': f.container_id });
-    if (!visibility.all || visibility.restriction) {
-      q.where((w) => {
-        w.whereIn(['issues.target_kind', 'issues.target_id'] as never, visibleTargets(this.db, visibility, 'repository') as never)
-          .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, visibleTargets(this.db, visibility, 'container') as never);
-      });
-    }
+    onVisibleTargets(this.db, q, visibility);
     const rows: IssueRow[] = await q;
     const page = rows.slice(0, f.limit);
     const entries = await Promise.all(page.map((row) => this.entry(row)));

@@ -1,3 +1,4 @@
+import { Knex } from 'knex';
 import { isSeverity } from '../../domain/gate/severity';
 import { refuse } from '../../domain/shared/decider';
 import { streams } from '../../domain/shared/streams';
@@ -71,12 +72,7 @@ export class IssueQueries implements VisibleIssues {
     if (f.owasp_category) q.whereRaw('1 = 0');
     if (f.repository_id !== undefined) q.where({ 'issues.target_kind': 'repository', 'issues.target_id': f.repository_id });
     if (f.container_id !== undefined) q.where({ 'issues.target_kind': 'container', 'issues.target_id': f.container_id });
-    if (!visibility.all || visibility.restriction) {
-      q.where((w) => {
-        w.whereIn(['issues.target_kind', 'issues.target_id'] as never, visibleTargets(this.db, visibility, 'repository') as never)
-          .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, visibleTargets(this.db, visibility, 'container') as never);
-      });
-    }
+    onVisibleTargets(this.db, q, visibility);
     const rows: IssueRow[] = await q;
     const windows = await this.windows();
     const items = rows.slice(0, f.limit).map((r) => issueView(r, windows));
@@ -120,8 +116,17 @@ export class IssueQueries implements VisibleIssues {
   }
 }
 
+/** Narrows a query on `issues` to the issues of targets the caller sees (nothing to add for an unrestricted administrator). */
+export function onVisibleTargets(db: Database, q: Knex.QueryBuilder, visibility: Visibility): void {
+  if (visibility.all && !visibility.restriction) return;
+  q.where((w) => {
+    w.whereIn(['issues.target_kind', 'issues.target_id'] as never, visibleTargets(db, visibility, 'repository') as never)
+      .orWhereIn(['issues.target_kind', 'issues.target_id'] as never, visibleTargets(db, visibility, 'container') as never);
+  });
+}
+
 /** (kind, id) of every target of a kind the caller sees, for `whereIn` on an issue's target (SQL, scopeToVisible). */
-export function visibleTargets(db: Database, visibility: Visibility, kind: TargetKind) {
+function visibleTargets(db: Database, visibility: Visibility, kind: TargetKind) {
   const table = TARGET_TABLE[kind];
   return scopeToVisible(visibility, db.knex(table).select(db.knex.raw(`'${kind}'`), `${table}.id`), kind);
 }
