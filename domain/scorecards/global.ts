@@ -39,7 +39,6 @@ export interface GlobalScorecard {
  * exception's review date, not the remediation window, says when it is looked at again.
  */
 export function globalScorecard(input: GlobalScorecardInput): GlobalScorecard {
-  const now = input.now.toISOString();
   const counts = new Map<Grade, number>(ALL_GRADES.map((grade) => [grade, 0]));
   let observedTargets = 0;
   for (const target of input.targets) {
@@ -59,7 +58,7 @@ export function globalScorecard(input: GlobalScorecardInput): GlobalScorecard {
     if (issue.severity === 'critical') openCriticalCount++;
     if (issue.severity === 'high') openHighCount++;
     if (issue.kev) openKevCount++;
-    if (issue.triageStatus !== 'will_not_fix' && isOverdue(issue.firstSeenAt, issue.severity, now, input.remediationWindows)) {
+    if (issue.triageStatus !== 'will_not_fix' && isOverdue(issue.firstSeenAt, issue.severity, input.now, input.remediationWindows)) {
       overdueCount++;
     }
   }

@@ -22,8 +22,8 @@ export function remediationDeadline(
 export function isOverdue(
   firstSeenAt: string,
   severity: Severity,
-  now: string,
+  now: Date,
   windows: RemediationWindows = DEFAULT_REMEDIATION_WINDOWS,
 ): boolean {
-  return Date.parse(remediationDeadline(firstSeenAt, severity, windows)) < Date.parse(now);
+  return Date.parse(remediationDeadline(firstSeenAt, severity, windows)) < now.getTime();
 }

@@ -1,3 +1,4 @@
+import { KnexTimeoutError } from 'knex';
 import { RecordedEvent } from '../../domain/shared/event-envelope';
 import { RowWriter } from './row-writer';
 
@@ -76,9 +77,9 @@ const TRANSIENT_CODES = new Set([
  * whole step fails and is tried again from its checkpoint, as before; an event is never skipped for it.
  */
 export function isTransient(error: unknown): boolean {
-  const e = error as { code?: unknown; name?: unknown; errno?: unknown } | null;
+  const e = error as { code?: unknown; errno?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
-  if (e.name === 'KnexTimeoutError') return true;
+  if (error instanceof KnexTimeoutError) return true;
   if (typeof e.code === 'string') {
     if (TRANSIENT_CODES.has(e.code)) return true;
     if (/^[0-9A-Z]{5}$/.test(e.code) && TRANSIENT_SQLSTATE.test(e.code)) return true;

@@ -17,7 +17,7 @@ describe('triage: remediation deadline', () => {
   });
 
   it('[S1.2.3-18] an issue is overdue only once its deadline has passed', () => {
-    expect(isOverdue(firstSeen, 'critical', '2025-01-08T00:00:00.000Z')).to.equal(false);
-    expect(isOverdue(firstSeen, 'critical', '2025-01-08T00:00:00.001Z')).to.equal(true);
+    expect(isOverdue(firstSeen, 'critical', new Date('2025-01-08T00:00:00.000Z'))).to.equal(false);
+    expect(isOverdue(firstSeen, 'critical', new Date('2025-01-08T00:00:00.001Z'))).to.equal(true);
   });
 });
