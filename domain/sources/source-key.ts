@@ -25,8 +25,10 @@ export const sourceKeyDecider: Decider<SourceKeyCommand, SourceKeyEvent, SourceK
       // Assigning a key to the source that holds it records nothing.
       case 'AssignSourceKey':
         return state.slug === command.slug ? [] : [{ type: 'SourceKeyAssigned', data: { apiKeyId: command.apiKeyId, slug: command.slug } }];
+      // Only the holder releases: a source declared again after it was removed may name a key it
+      // once held and another source took since; releasing it would free that source's hold.
       case 'ReleaseSourceKey':
-        return [{ type: 'SourceKeyReleased', data: { apiKeyId: command.apiKeyId, slug: command.slug } }];
+        return state.slug === command.slug ? [{ type: 'SourceKeyReleased', data: { apiKeyId: command.apiKeyId, slug: command.slug } }] : [];
       default:
         return assertNever(command);
     }

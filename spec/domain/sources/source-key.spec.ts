@@ -18,4 +18,11 @@ describe('source key reservation', () => {
     spec.given([assigned('ci'), { type: 'SourceKeyReleased', data: { apiKeyId: 4, slug: 'ci' } }])
       .when({ type: 'AssignSourceKey', apiKeyId: 4, slug: 'nightly' }).then([assigned('nightly')]);
   });
+
+  it('releases a key only for the source holding it: another source\'s hold stays', () => {
+    spec.given([assigned('ci')]).when({ type: 'ReleaseSourceKey', apiKeyId: 4, slug: 'ci' }).then([{ type: 'SourceKeyReleased', data: { apiKeyId: 4, slug: 'ci' } }]);
+    spec.given([assigned('ci'), { type: 'SourceKeyReleased', data: { apiKeyId: 4, slug: 'ci' } }, assigned('nightly')])
+      .when({ type: 'ReleaseSourceKey', apiKeyId: 4, slug: 'ci' }).then([]);
+    spec.given([]).when({ type: 'ReleaseSourceKey', apiKeyId: 4, slug: 'ci' }).then([]);
+  });
 });

@@ -217,6 +217,20 @@ describe('SARIF imports over HTTP', function () {
       expect(r.status).to.equal(409);
     });
 
+    it('a removed source declared again with another key leaves the key it once held to the source holding it now', async () => {
+      const a = await declared(v, admin, { slug: 'was-a' });
+      expect((await v.request('DELETE', `/sarif-sources/${a.slug}`, { token: a.governor.token })).status).to.equal(204);
+      const b = await v.request('POST', '/sarif-sources', { token: a.governor.token, body: { slug: 'now-b', name: 'B', api_key_id: a.keyId, repository_id: a.repositoryId, tools: ['Tool'] } });
+      expect(b.status, b.text).to.equal(201);
+      const other = await v.key(admin, { name: 'other', scopes: ['sarif_import'] });
+      const again = await v.request('POST', '/sarif-sources', { token: a.governor.token, body: { slug: a.slug, name: 'A', api_key_id: other.id, repository_id: a.repositoryId, tools: ['Tool'] } });
+      expect(again.status, again.text).to.equal(201);
+      // The key still names now-b: a third source may not take it, and now-b still imports with it.
+      const third = await v.request('POST', '/sarif-sources', { token: a.governor.token, body: { slug: 'third', name: 'C', api_key_id: a.keyId, repository_id: a.repositoryId, tools: ['Tool'] } });
+      expect(third.status, third.text).to.equal(409);
+      expect((await upload(a.repositoryId, a.key, sarif([{ results: [finding('R9', 'z.py')] }]))).status).to.equal(201);
+    });
+
     it('[S1.2.5-05] a disabled source stops imports; a removed one keeps its issues under the slug; a revoked key shows as revoked', async () => {
       const s = await declared(v, admin);
       await upload(s.repositoryId, s.key, sarif([{ results: [finding('R1', 'a.py')] }]));
