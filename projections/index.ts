@@ -8,8 +8,9 @@ import { identityProjection } from './identity/projection';
 import { importsProjection } from './imports/projection';
 import { scansProjection } from './scans/projection';
 import { scorecardsProjection } from './scorecards/projection';
+import { siemProjection } from './siem/projection';
 import { sourcesProjection } from './sources/projection';
 import { targetsProjection } from './targets/projection';
 
 /** Every read model, in the order a rebuild replays them. */
-export const allProjections: readonly Projection[] = [identityProjection, targetsProjection, withEnrichment(backlogProjection), scansProjection, scorecardsProjection, sourcesProjection, importsProjection, gateProjection, credentialsProjection, auditProjection];
+export const allProjections: readonly Projection[] = [identityProjection, targetsProjection, withEnrichment(backlogProjection), scansProjection, scorecardsProjection, sourcesProjection, importsProjection, gateProjection, credentialsProjection, auditProjection, siemProjection];

@@ -43,6 +43,10 @@ export const streams = {
   scorecardBadge: (id: number) => `scorecard-badge-${id}`,
   feed: (feed: string) => `feed-${feed}`,
   kevListed: (issueKey: string) => `kev-listed-${issueKey}`,
+  // SIEM export and audit
+  siemConfig: 'siem-config',
+  siemTests: 'siem-tests',
+  auditVerification: 'audit-verification',
 } as const;
 
 /** A scan's own stream (other kinds start with "scan-" too: scan-waiting-...). */

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { DatabaseTarget, parseDatabaseUrl } from './database-url';
 import { FeedSettings, loadFeedSettings } from '../feeds/feed-settings';
 import { loadScannerSettings, ScannerSettings } from '../scanning/settings';
+import { loadSiemSettings, SiemSettings } from '../siem/siem-settings';
 import { parseBoolean, parseDuration, parseInteger, parseSize, SettingError } from './units';
 
 /**
@@ -58,6 +59,8 @@ export interface Config {
   scans: ScanSettings;
   /** The built-in executor (spec 1 §8.3): VIGIL_WORK_DIR, VIGIL_GIT_ALLOWED_HOSTS, VIGIL_HOST_SSH, VIGIL_IMAGE_*, VIGIL_VULNERABILITY_DB_DIR (infrastructure/scanning/settings.ts). */
   scanners: ScannerSettings;
+  /** The SIEM export and the audit mirror (issue #13): VIGIL_SIEM_*, VIGIL_AUDIT_MIRROR* (infrastructure/siem/siem-settings.ts). */
+  siem: SiemSettings;
 }
 
 export interface ScanSettings {
@@ -205,6 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
     version: read(env, 'VIGIL_VERSION') ?? '0.1.0',
     readYourWritesTimeoutMs: duration('VIGIL_READ_YOUR_WRITES_TIMEOUT', '10s'),
     feeds: loadFeedSettings(env),
+    siem: loadSiemSettings(env),
     scans: {
       embeddedWorker: bool('VIGIL_EMBEDDED_WORKER', true),
       maxConcurrent: parseInteger('VIGIL_SCAN_MAX_CONCURRENT', read(env, 'VIGIL_SCAN_MAX_CONCURRENT') ?? '2', 1, 64),

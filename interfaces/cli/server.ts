@@ -26,6 +26,7 @@ async function main(): Promise<void> {
   services.scanScheduler.start(); // VIGIL_SCHEDULER_INTERVAL: lease lapses, then due targets
   services.scanWorker.start(); // VIGIL_EMBEDDED_WORKER; stays off (logged) without an executor
   services.feeds.start(config.feeds.intervalMs); // KEV and EPSS, VIGIL_FEED_INTERVAL (0: off)
+  services.siemDeliverer.start(); // the SIEM outbox, VIGIL_SIEM_INTERVAL (one instance at a time)
   const { app } = createApp(config, services, allRoutes(services));
   const server = http.createServer(app);
   server.listen(config.port, config.host, () => log.info(`Vigil listening on http://${config.host}:${config.port}/api/v1`));
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     await services.scanScheduler.stop();
     await services.reviewScheduler.stop();
     await services.feeds.stop();
+    await services.siemDeliverer.stop();
     await services.projections.stop();
     await services.store.close();
     await services.db.close();

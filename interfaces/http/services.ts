@@ -42,6 +42,9 @@ import type { PortfolioQueries } from '../../projections/targets/portfolio-queri
 import type { CredentialQueries } from '../../projections/credentials/queries';
 import type { SourceQueries } from '../../projections/sources/queries';
 import type { Logger } from 'winston';
+import type { SiemService } from '../../application/siem/siem-service';
+import type { SiemDeliverer } from '../../application/siem/siem-deliverer';
+import type { SqlOutbox } from '../../projections/siem/outbox';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -91,4 +94,8 @@ export interface Services {
   portfolioQueries: PortfolioQueries;
   credentialQueries: CredentialQueries;
   sourceQueries: SourceQueries;
+  /** The SIEM export (issue #13): configuration and test, the outbox deliverer, the outbox listing. */
+  siem: SiemService;
+  siemDeliverer: SiemDeliverer;
+  siemOutbox: SqlOutbox;
 }

@@ -11,9 +11,10 @@ import { importRoutes } from './imports';
 import { reportImportRoutes } from './report-imports';
 import { scanRoutes } from './scans';
 import { scorecardRoutes } from './scorecards';
+import { siemRoutes } from './siem';
 import { targetRoutes } from './targets';
 import { triageRoutes } from './triage';
 
 export function allRoutes(s: Services): RouteDef[] {
-  return [...adminRoutes(s), ...feedRoutes(s), ...auditRoutes(s), ...identityRoutes(s), ...targetRoutes(s), ...backlogRoutes(s), ...triageRoutes(s), ...importRoutes(s), ...reportImportRoutes(s), ...gateRoutes(s), ...scanRoutes(s), ...scorecardRoutes(s), ...credentialRoutes(s)];
+  return [...adminRoutes(s), ...feedRoutes(s), ...auditRoutes(s), ...identityRoutes(s), ...targetRoutes(s), ...backlogRoutes(s), ...triageRoutes(s), ...importRoutes(s), ...reportImportRoutes(s), ...gateRoutes(s), ...scanRoutes(s), ...scorecardRoutes(s), ...credentialRoutes(s), ...siemRoutes(s)];
 }
