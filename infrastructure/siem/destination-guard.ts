@@ -48,3 +48,13 @@ export function guardedLookup(allowPrivate: boolean, resolve: Resolve = systemRe
     }).catch((error: Error) => callback(error, '', 0));
   }) as LookupFunction;
 }
+
+/** For UDP (no connection to hook): every address checked, the first one answered; the datagrams go to that address. */
+export async function resolveChecked(host: string, allowPrivate: boolean, resolve: Resolve = systemResolve): Promise<LookupAddress> {
+  checkHost(host, allowPrivate);
+  if (ipaddr.isValid(host)) return { address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 };
+  const addresses = await resolve(host);
+  if (addresses.length === 0) throw new DestinationRefused(`${host} resolves to no address.`);
+  for (const a of addresses) checkAddress(host, a.address, allowPrivate);
+  return addresses[0];
+}

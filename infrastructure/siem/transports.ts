@@ -7,7 +7,7 @@ import ipaddr from 'ipaddr.js';
 import { parseSyslogEndpoint, parseWebhookEndpoint, SiemProtocol } from '../../domain/siem/endpoint';
 import { formatSyslog, octetCounted } from '../../domain/siem/syslog';
 import type { Destination, OutgoingMessage, SiemTransport } from '../../application/siem/ports';
-import { checkHost, guardedLookup } from './destination-guard';
+import { checkHost, guardedLookup, resolveChecked } from './destination-guard';
 
 /**
  * Sends CEF lines to the configured collector (spec 2 §4.5): a JSON POST `{"cef": line}` per event
@@ -67,17 +67,16 @@ export class NodeSiemTransport implements SiemTransport {
     });
   }
 
-  private udp(d: Destination, messages: readonly OutgoingMessage[]): Promise<void> {
+  private async udp(d: Destination, messages: readonly OutgoingMessage[]): Promise<void> {
     const { host, port } = parseSyslogEndpoint(d.endpoint);
-    checkHost(host, d.allowPrivate);
-    const type = ipaddr.isValid(host) && ipaddr.parse(host).kind() === 'ipv6' ? 'udp6' : 'udp4';
-    const socket = dgram.createSocket({ type, lookup: guardedLookup(d.allowPrivate) as dgram.SocketOptions['lookup'] });
+    const target = await resolveChecked(host, d.allowPrivate);
+    const socket = dgram.createSocket(target.family === 6 ? 'udp6' : 'udp4');
     return new Promise<void>((resolve, reject) => {
       socket.on('error', (e) => { socket.close(); reject(e); });
       let i = 0;
       const next = (): void => {
         if (i === messages.length) { socket.close(); resolve(); return; }
-        socket.send(Buffer.from(this.line(messages[i++]), 'utf8'), port, host, (e) => (e ? (socket.close(), reject(e)) : next()));
+        socket.send(Buffer.from(this.line(messages[i++]), 'utf8'), port, target.address, (e) => (e ? (socket.close(), reject(e)) : next()));
       };
       next();
     });

@@ -120,4 +120,169 @@ describe('SIEM export over HTTP (spec 2 §4.5, §6)', function () {
       await tcp.close();
     }
   });
+
+  const outboxCount = async () => Number((await v.database.db.knex('siem_outbox').count({ n: '*' }).first())?.n ?? 0);
+  const settingChange = (value: boolean) => v.request('PATCH', '/settings', { token: admin, body: { triage_four_eyes: value } });
+
+  it('[S2.6-04] a refused change queues nothing', async () => {
+    await allowPrivate(true);
+    await put({ enabled: true, protocol: 'syslog_udp', endpoint: '127.0.0.1:9', minimumSeverity: 'low' });
+    const before = await outboxCount();
+    const events = await v.eventCount();
+    const dup = await v.request('POST', '/accounts', { token: admin, body: { username: 'admin', displayName: 'Again', password: 'a-long-enough-password', roles: ['writer'] } });
+    expect(dup.status).to.equal(409);
+    expect(await v.eventCount()).to.equal(events);
+    expect(await outboxCount()).to.equal(before);
+  });
+
+  it('[S2.6-12] [S2.6-13] [S2.6-15] [S2.6-16] [S2.4.5-10] minimum severity compares the event\'s own; the connection test is always sent (UDP, exact bytes)', async () => {
+    await allowPrivate(true);
+    const udp = await udpReceiver();
+    try {
+      await put({ enabled: true, protocol: 'syslog_udp', endpoint: udp.endpoint, minimumSeverity: 'high' });
+      await v.services.siemDeliverer.drain();
+      udp.raw.length = 0;
+      await settingChange(true); // VGL-SEC-019, severity 6: under high
+      let s = await v.services.siemDeliverer.drain();
+      expect(s.belowMinimum).to.be.greaterThan(0);
+      await put({ enabled: true, protocol: 'syslog_udp', endpoint: udp.endpoint, minimumSeverity: 'medium' });
+      await settingChange(false);
+      s = await v.services.siemDeliverer.drain();
+      expect(s.delivered, JSON.stringify([s, await v.database.db.knex('siem_deliveries').select('last_error')])).to.equal(2); // the configuration change (019) and the setting (019)
+      const test = await v.request('POST', '/siem/test', { token: admin });
+      expect(test.status, test.text).to.equal(200);
+      expect(test.body.arrived).to.equal(true);
+      await new Promise((r) => setTimeout(r, 100));
+      const frames = udp.frames;
+      expect(frames.filter((f) => f.includes('VGL-SEC-019'))).to.have.length(2);
+      const health = frames.find((f) => f.includes('VGL-SEC-999'))!;
+      expect(health).to.equal(`<85>1 2026-11-25T12:00:00.000Z vigil-test vigil - VGL-SEC-999 - CEF:0|Vigil|Vigil|0.1.0|VGL-SEC-999|SIEM connector health check|1|rt=${Date.parse('2026-11-25T12:00:00.000Z')} outcome=success suser=admin src=127.0.0.1 act=SIEM_TESTED cs1=siem cs1Label=Target cs2=node cs2Label=UserAgent externalId=${test.body.externalId} msg=SIEM connector health check`);
+      const audited = await v.database.db.knex('audit_log').where({ type: 'SiemTestSent' }).first();
+      expect(audited).to.not.equal(undefined);
+    } finally {
+      await udp.close();
+    }
+  });
+
+  it('[S2.6-07] [S2.6-08] [S2.6-09] [S2.6-10] switching off sends VGL-SEC-028 to the collector being left, records whether it arrived, and abandons queued events', async () => {
+    await allowPrivate(true);
+    const old = await tcpReceiver();
+    const next = await tcpReceiver();
+    try {
+      await put({ enabled: true, protocol: 'syslog_tcp', endpoint: old.endpoint, minimumSeverity: 'low' });
+      await v.services.siemDeliverer.drain();
+      await settingChange(true); // queued, not yet sent
+      const queued = await v.database.db.knex('siem_outbox').orderBy('position', 'desc').first();
+      // Redirect: 028 to the old collector, never naming the new one
+      let r = await put({ enabled: true, protocol: 'syslog_tcp', endpoint: next.endpoint, minimumSeverity: 'low' });
+      expect(r.status).to.equal(200);
+      await new Promise((res) => setTimeout(res, 100));
+      const left = old.frames.find((f) => f.includes('VGL-SEC-028'))!;
+      expect(left).to.match(/^<83>1 \S+ vigil-test vigil - VGL-SEC-028 - CEF:0\|Vigil\|Vigil\|0\.1\.0\|VGL-SEC-028\|SIEM export switched off or redirected\|7\|/);
+      expect(left).to.contain(' suser=admin src=127.0.0.1 ');
+      expect(left).to.not.contain(String(next.port));
+      let leftEvent = await v.database.db.knex('events').where({ type: 'SiemExportLeft' }).orderBy('position', 'desc').first();
+      expect(JSON.parse(leftEvent.data)).to.include({ reason: 'redirected', arrived: true });
+      // the queued event leaves to the destination read when it leaves
+      await v.services.siemDeliverer.drain();
+      await new Promise((res) => setTimeout(res, 100));
+      expect(next.frames.some((f) => f.includes(`externalId=${queued.event_id}`))).to.equal(true);
+      // Switch off with an event queued: 028 to the collector being left (now down: recorded as not arrived); the queued one abandoned
+      await settingChange(false);
+      const pending = await v.database.db.knex('siem_outbox').orderBy('position', 'desc').first();
+      await next.close();
+      r = await put({ enabled: false, protocol: 'syslog_tcp', endpoint: next.endpoint });
+      expect(r.status).to.equal(200);
+      leftEvent = await v.database.db.knex('events').where({ type: 'SiemExportLeft' }).orderBy('position', 'desc').first();
+      const data = JSON.parse(leftEvent.data);
+      expect(data).to.include({ reason: 'switched_off', arrived: false });
+      expect(data.error).to.be.a('string');
+      expect(await v.database.db.knex('audit_log').where({ event_id: leftEvent.event_id }).first()).to.not.equal(undefined);
+      const s = await v.services.siemDeliverer.drain();
+      expect(s.abandoned).to.be.greaterThan(0);
+      expect((await v.database.db.knex('siem_deliveries').where({ event_id: pending.event_id }).first()).status).to.equal('abandoned');
+    } finally {
+      await old.close();
+      await next.close().catch(() => undefined);
+    }
+  });
+
+  it('[S2.3.6-01] a collector that stays down: eight attempts over about four hours with backoff, then failed and visible at GET /siem/outbox', async () => {
+    await allowPrivate(true);
+    const down = await tcpReceiver();
+    const endpoint = down.endpoint;
+    await down.close();
+    await put({ enabled: true, protocol: 'syslog_tcp', endpoint, minimumSeverity: 'low' });
+    await settingChange(true);
+    const row = await v.database.db.knex('siem_outbox').orderBy('position', 'desc').first();
+    const start = clock.now().getTime();
+    const attempts: number[] = [];
+    for (let i = 0; i < 8; i += 1) {
+      await v.services.siemDeliverer.drain();
+      const d = await v.database.db.knex('siem_deliveries').where({ event_id: row.event_id }).first();
+      attempts.push(clock.now().getTime() - start);
+      if (d.status === 'failed') break;
+      expect(d.status).to.equal('retrying');
+      clock.set(d.next_attempt_at);
+    }
+    expect(attempts).to.have.length(8);
+    const spanHours = attempts[7] / 3_600_000;
+    expect(spanHours).to.be.within(3.5, 4.5);
+    clock.set('2026-11-25T12:00:00.000Z');
+    admin = await v.signIn();
+    const listed = await v.request('GET', '/siem/outbox?status=failed', { token: admin });
+    expect(listed.status).to.equal(200);
+    expect(listed.body.find((x: any) => x.externalId === row.event_id)).to.include({ status: 'failed', attempts: 8 });
+    const lead = await v.account(['security_lead']);
+    expect((await v.request('GET', '/siem/outbox', { token: lead.token })).status).to.equal(403);
+  });
+
+  it('[S2.4.5-06] [S2.4.5-07] webhook: a JSON POST with one key cef and the Authorization header; a redirect is refused', async () => {
+    await allowPrivate(true);
+    const hook = await webhookReceiver();
+    try {
+      let r = await put({ enabled: true, protocol: 'webhook', endpoint: hook.url, authorization: SECRET, minimumSeverity: 'low' });
+      expect(r.status, r.text).to.equal(200);
+      await v.services.siemDeliverer.drain();
+      expect(hook.requests.length).to.be.greaterThan(0);
+      const bodies = hook.requests.map((q) => JSON.parse(q.body));
+      for (const body of bodies) expect(Object.keys(body)).to.deep.equal(['cef']);
+      expect(bodies.some((b) => /^CEF:0\|Vigil\|Vigil\|0\.1\.0\|VGL-SEC-019\|/.test(b.cef))).to.equal(true);
+      expect(hook.requests[0].headers.authorization).to.equal(SECRET);
+      expect(hook.requests[0].headers['content-type']).to.equal('application/json');
+      hook.redirect = 'http://127.0.0.1:1/elsewhere';
+      const test = await v.request('POST', '/siem/test', { token: admin });
+      expect(test.body.arrived).to.equal(false);
+      expect(test.body.error).to.match(/redirect/);
+      r = await put({ enabled: false, protocol: 'webhook', endpoint: hook.url });
+      expect(r.body.authorizationSet).to.equal(true);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('[S2.4.5-14] syslog TLS: the configured CA and hostname verification; a certificate for another name is refused', async () => {
+    await allowPrivate(true);
+    const certs = testCertificates();
+    const tlsServer = await tcpReceiver({ tls: { key: certs.key, cert: certs.cert } });
+    try {
+      await put({ enabled: false, protocol: 'syslog_tls', endpoint: `localhost:${tlsServer.port}`, tlsCaPem: certs.caPem, minimumSeverity: 'low' });
+      let r = await put({ enabled: true, protocol: 'syslog_tls', endpoint: `localhost:${tlsServer.port}`, minimumSeverity: 'low' });
+      expect(r.body.tlsCaPem).to.contain('BEGIN CERTIFICATE');
+      const test = await v.request('POST', '/siem/test', { token: admin });
+      expect(test.body, JSON.stringify(test.body)).to.include({ arrived: true });
+      await v.services.siemDeliverer.drain();
+      await new Promise((res) => setTimeout(res, 100));
+      expect(tlsServer.frames.some((f) => f.includes('VGL-SEC-999'))).to.equal(true);
+      // the certificate names localhost and 127.0.0.1; 127.0.0.2 is another name
+      r = await put({ enabled: true, protocol: 'syslog_tls', endpoint: `127.0.0.2:${tlsServer.port}`, tlsCaPem: certs.caPem, minimumSeverity: 'low' });
+      const other = await v.request('POST', '/siem/test', { token: admin });
+      expect(other.body.arrived).to.equal(false);
+      // without the CA: refused
+      await put({ enabled: true, protocol: 'syslog_tls', endpoint: `localhost:${tlsServer.port}`, tlsCaPem: '', minimumSeverity: 'low' });
+      expect((await v.request('POST', '/siem/test', { token: admin })).body.arrived).to.equal(false);
+    } finally {
+      await tlsServer.close();
+    }
+  });
 });
