@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { DatabaseTarget, parseDatabaseUrl } from './database-url';
 import { FeedSettings, loadFeedSettings } from '../feeds/feed-settings';
 import { loadScannerSettings, ScannerSettings } from '../scanning/settings';
+import { ExportSettings, loadExportSettings } from '../exports/export-settings';
 import { parseBoolean, parseDuration, parseInteger, parseSize, SettingError } from './units';
 
 /**
@@ -58,6 +59,8 @@ export interface Config {
   scans: ScanSettings;
   /** The built-in executor (spec 1 §8.3): VIGIL_WORK_DIR, VIGIL_GIT_ALLOWED_HOSTS, VIGIL_HOST_SSH, VIGIL_IMAGE_*, VIGIL_VULNERABILITY_DB_DIR (infrastructure/scanning/settings.ts). */
   scanners: ScannerSettings;
+  /** Exports and the platform signing key (issue #11): VIGIL_SIGNING_KEY[_FILE], VIGIL_VEX_AUTHOR (infrastructure/exports/export-settings.ts). */
+  exports: ExportSettings;
 }
 
 export interface ScanSettings {
@@ -215,5 +218,6 @@ export function loadConfig(env: Env = process.env): Config {
       retryDelaysMs: parseRetryDelays('VIGIL_SCAN_RETRY_DELAYS', read(env, 'VIGIL_SCAN_RETRY_DELAYS') ?? '1m,5m,15m'),
     },
     scanners: loadScannerSettings(env, dataDir),
+    exports: loadExportSettings(env, read(env, 'VIGIL_BRAND_NAME') ?? 'Vigil'),
   };
 }

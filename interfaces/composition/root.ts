@@ -7,6 +7,7 @@ import { composeIdentity } from './identity';
 import { composeEnrichment, composeGate, composeScorecards } from './insight';
 import { composeScans } from './scans';
 import { composeTargets } from './targets';
+import { composeExports } from './exports';
 
 export type { Overrides } from './core';
 
@@ -25,6 +26,7 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
     config, log: core.log, clock: core.clock, db: core.db, store: core.store, commands: core.commands, projections: core.projections,
     ...identity, targets: targets.targets, credentials: targets.credentials, sources: targets.sources, ...targets.queries, ...backlog, ...scans,
     ...composeGate(core), ...composeScorecards(core, identity), ...composeEnrichment(core),
+    ...composeExports(core, targets),
   };
 }
 

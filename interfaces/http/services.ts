@@ -42,6 +42,7 @@ import type { PortfolioQueries } from '../../projections/targets/portfolio-queri
 import type { CredentialQueries } from '../../projections/credentials/queries';
 import type { SourceQueries } from '../../projections/sources/queries';
 import type { Logger } from 'winston';
+import type { PlatformKeys } from '../../application/signing/platform-keys';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -91,4 +92,6 @@ export interface Services {
   portfolioQueries: PortfolioQueries;
   credentialQueries: CredentialQueries;
   sourceQueries: SourceQueries;
+  /** The platform signing key (issue #11). */
+  platformKeys: PlatformKeys;
 }

@@ -13,7 +13,8 @@ import { scanRoutes } from './scans';
 import { scorecardRoutes } from './scorecards';
 import { targetRoutes } from './targets';
 import { triageRoutes } from './triage';
+import { exportRoutes } from './exports';
 
 export function allRoutes(s: Services): RouteDef[] {
-  return [...adminRoutes(s), ...feedRoutes(s), ...auditRoutes(s), ...identityRoutes(s), ...targetRoutes(s), ...backlogRoutes(s), ...triageRoutes(s), ...importRoutes(s), ...reportImportRoutes(s), ...gateRoutes(s), ...scanRoutes(s), ...scorecardRoutes(s), ...credentialRoutes(s)];
+  return [...adminRoutes(s), ...feedRoutes(s), ...auditRoutes(s), ...identityRoutes(s), ...targetRoutes(s), ...backlogRoutes(s), ...triageRoutes(s), ...importRoutes(s), ...reportImportRoutes(s), ...gateRoutes(s), ...scanRoutes(s), ...scorecardRoutes(s), ...credentialRoutes(s), ...exportRoutes(s)];
 }
