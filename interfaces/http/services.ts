@@ -43,6 +43,7 @@ import type { CredentialQueries } from '../../projections/credentials/queries';
 import type { SourceQueries } from '../../projections/sources/queries';
 import type { Logger } from 'winston';
 import type { PlatformKeys } from '../../application/signing/platform-keys';
+import type { ExportService } from '../../application/exports/export-service';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -94,4 +95,5 @@ export interface Services {
   sourceQueries: SourceQueries;
   /** The platform signing key (issue #11). */
   platformKeys: PlatformKeys;
+  exports: ExportService;
 }

@@ -1,9 +1,60 @@
+import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
-import { RouteDef } from '../route';
+import { EXPORT_FORMATS, ExportFormat } from '../../../application/exports/export-service';
+import { attestation, signDocument, SignedDocument } from '../../../application/exports/signed-document';
+import type { ScopeKind } from '../../../domain/exports/model';
+import { AsOfSchema, parseAsOf } from '../as-of';
+import { RouteDef, VigilRequest } from '../route';
+import { RowId } from '../row-id';
 import { Services } from '../services';
+
+const SCOPES: Array<{ kind: ScopeKind; plural: string }> = [
+  { kind: 'repository', plural: 'repositories' }, { kind: 'container', plural: 'containers' },
+  { kind: 'project', plural: 'projects' }, { kind: 'solution', plural: 'solutions' },
+];
+
+/** Sends a signed document byte for byte: the signature, digest and key in headers, then the pieces as written. */
+export async function sendSigned(res: Response, signed: SignedDocument): Promise<void> {
+  res.status(200);
+  res.setHeader('Content-Type', signed.document.mediaType);
+  res.setHeader('Content-Length', String(signed.size));
+  res.setHeader('Content-Disposition', `attachment; filename="${signed.document.filename}"`);
+  res.setHeader('Vigil-As-Of', signed.document.timestamp);
+  res.setHeader('Vigil-Document-SHA256', signed.sha256);
+  res.setHeader('Vigil-Signature', signed.signature.toString('base64'));
+  res.setHeader('Vigil-Signature-Algorithm', 'ECDSA-P256-SHA256');
+  res.setHeader('Vigil-Key-Fingerprint', `sha256:${signed.fingerprint}`);
+  for (const chunk of signed.chunks) {
+    if (!res.write(chunk)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+    if (res.destroyed) return;
+  }
+  res.end();
+}
 
 /** Exports and the platform key (spec 1 §1.9, issue #11; docs/exports.md). */
 export function exportRoutes(s: Services): RouteDef[] {
+  const exportRoute = (kind: ScopeKind, plural: string): RouteDef => {
+    const formats = (Object.keys(EXPORT_FORMATS) as ExportFormat[]).filter((f) => (EXPORT_FORMATS[f].scopes as readonly ScopeKind[]).includes(kind));
+    return {
+      method: 'get', path: `/${plural}/{id}/exports/{format}`, tag: 'Exports', auth: { scope: 'read' },
+      summary: `Signed export of a ${kind} (${formats.join(', ')}): the document byte for byte with its detached ECDSA-SHA256 signature in Vigil-Signature; envelope=dsse answers an in-toto statement about it in a DSSE envelope; as_of answers from the event log up to that instant`,
+      params: Type.Object({ id: RowId(), format: Type.Union(formats.map((f) => Type.Literal(f))) }),
+      query: Type.Object({ as_of: AsOfSchema, envelope: Type.Optional(Type.Literal('dsse')) }),
+      responses: { 200: { description: 'The document (or its DSSE envelope)' }, 404: { description: 'Unknown or not visible' }, 409: { description: 'Nothing can be signed (no ENCRYPTION_KEY), or nothing to state' } },
+      handler: async (req: VigilRequest, res: Response) => {
+        const asOf = parseAsOf(req.query.as_of);
+        const key = await s.platformKeys.current();
+        const document = await s.exports.document(req.principal!, kind, Number(req.params.id), req.params.format as ExportFormat, asOf);
+        const signed = signDocument(document, key);
+        if (req.query.envelope === 'dsse') {
+          res.status(200).type('application/vnd.dsse.envelope.v1+json').setHeader('Vigil-As-Of', document.timestamp);
+          res.send(attestation(signed, key, { name: s.config.brandName, version: s.config.version }));
+          return;
+        }
+        await sendSigned(res, signed);
+      },
+    };
+  };
   return [
     {
       method: 'get', path: '/crypto/public-key.pub', tag: 'Exports', auth: 'public',
@@ -15,5 +66,6 @@ export function exportRoutes(s: Services): RouteDef[] {
         res.status(200).type('application/x-pem-file').send(key.publicKeyPem);
       },
     },
+    ...SCOPES.map(({ kind, plural }) => exportRoute(kind, plural)),
   ];
 }
