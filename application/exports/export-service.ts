@@ -1,5 +1,7 @@
 import { issueAsOf, targetAsOf, upTo } from '../../domain/exports/as-of';
 import { csafVex } from '../../domain/exports/csaf';
+import { cycloneDxSbom, mergeInventory, type SbomComponent } from '../../domain/exports/cyclonedx-sbom';
+import { sarifLog } from '../../domain/exports/sarif';
 import { cycloneDxVex } from '../../domain/exports/cyclonedx-vex';
 import { vexStatements, type DocumentContext, type ExportIssue, type ExportScope, type ExportTarget, type ScopeKind } from '../../domain/exports/model';
 import { openVex } from '../../domain/exports/openvex';
@@ -10,13 +12,15 @@ import type { Principal } from '../identity/principal';
 import type { Clock } from '../ports/clock';
 import type { EventStore } from '../ports/event-store';
 import type { ExportReads } from './ports';
-import { issuePurl } from './purls';
+import { issuePurl, normalisePurl } from './purls';
 
 /** What every export format knows of itself: its media type, its file name's ending, the scopes it covers, how it is written. */
 interface FormatSpec {
   mediaType: string;
   extension: string;
   scopes: readonly ScopeKind[];
+  /** The target's inventory is read for it (the SBOM). */
+  inventory?: boolean;
   write(ctx: DocumentContext, data: ExportData): Iterable<string>;
 }
 
@@ -24,9 +28,12 @@ interface FormatSpec {
 export interface ExportData {
   targets: readonly ExportTarget[];
   issues: readonly ExportIssue[];
+  /** Build and scanner components, merged (only for a format that asks for them). */
+  inventory: readonly SbomComponent[];
 }
 
 const ALL_SCOPES: readonly ScopeKind[] = ['repository', 'container', 'project', 'solution'];
+const TARGETS: readonly ScopeKind[] = ['repository', 'container'];
 const byKey = (targets: readonly ExportTarget[]) => new Map(targets.map((t) => [`${t.kind}-${t.id}`, t]));
 const statementsOf = (data: ExportData) => vexStatements(data.issues, byKey(data.targets), issuePurl);
 
@@ -34,6 +41,8 @@ export const EXPORT_FORMATS = {
   'cyclonedx-vex': { mediaType: 'application/vnd.cyclonedx+json; version=1.6', extension: 'cdx.json', scopes: ALL_SCOPES, write: (ctx, d) => cycloneDxVex(ctx, statementsOf(d)) },
   openvex: { mediaType: 'application/json', extension: 'openvex.json', scopes: ALL_SCOPES, write: (ctx, d) => openVex(ctx, statementsOf(d)) },
   'csaf-vex': { mediaType: 'application/json', extension: 'csaf.json', scopes: ALL_SCOPES, write: (ctx, d) => csafVex(ctx, statementsOf(d)) },
+  'cyclonedx-sbom': { mediaType: 'application/vnd.cyclonedx+json; version=1.6', extension: 'sbom.cdx.json', scopes: TARGETS, inventory: true, write: (ctx, d) => cycloneDxSbom(ctx, d.inventory) },
+  sarif: { mediaType: 'application/sarif+json', extension: 'sarif', scopes: TARGETS, write: (ctx, d) => sarifLog(ctx, d.issues) },
 } satisfies Record<string, FormatSpec>;
 
 export type ExportFormat = keyof typeof EXPORT_FORMATS;
@@ -72,6 +81,7 @@ export class ExportService {
     const spec: FormatSpec = EXPORT_FORMATS[format];
     if (!spec.scopes.includes(kind)) throw refuse.notFound(`${format} is not exported for a ${kind}.`);
     const { scope, data, timestamp } = await this.data(principal, kind, id, asOf);
+    if (spec.inventory) data.inventory = await this.inventory(data, timestamp, asOf !== null);
     const path = `/${SCOPE_PATH[kind]}/${id}/exports/${format}`;
     const ctx: DocumentContext = { scope, timestamp, author: this.settings.author, brand: this.settings.brand, version: this.settings.version, publicUrl: this.settings.publicUrl, path };
     return {
@@ -81,12 +91,12 @@ export class ExportService {
   }
 
   /** The scope's targets and issues now (read model) or at `asOf` (event log). */
-  async data(principal: Principal, kind: ScopeKind, id: number, asOf: Date | null): Promise<{ scope: ExportScope; data: ExportData; timestamp: string }> {
+  async data(principal: Principal, kind: ScopeKind, id: number, asOf: Date | null): Promise<{ scope: ExportScope; data: { targets: ExportTarget[]; issues: ExportIssue[]; inventory: SbomComponent[] }; timestamp: string }> {
     const { scope, targets } = await this.reads.scope(principal, kind, id);
     if (!asOf) {
       const issues: ExportIssue[] = [];
       for await (const page of this.reads.issues(targets)) for (const issue of page) issues.push(issue);
-      return { scope, data: { targets, issues }, timestamp: this.clock.now().toISOString() };
+      return { scope, data: { targets, issues, inventory: [] }, timestamp: this.clock.now().toISOString() };
     }
     const instant = asOf.toISOString();
     if (asOf.getTime() > this.clock.now().getTime()) throw refuse.invalid(`as_of ${instant} is in the future; the log cannot answer for it yet.`);
@@ -97,7 +107,24 @@ export class ExportService {
       const batch = await Promise.all(keys.slice(i, i + 64).map(async (key) => issueAsOf(upTo(dated(await this.store.readStream(streams.issue(key))), instant))));
       for (const issue of batch) if (issue) issues.push(issue);
     }
-    return { scope, data: { targets: atInstant, issues }, timestamp: instant };
+    return { scope, data: { targets: atInstant, issues, inventory: [] }, timestamp: instant };
+  }
+
+  /**
+   * A target's inventory (spec 1 §4.3): the components of its newest build SBOM (as of the instant) and
+   * the packages its open dependency findings name (what the scanners saw), merged by purl.
+   */
+  private async inventory(data: ExportData, timestamp: string, pinned: boolean): Promise<SbomComponent[]> {
+    const build: SbomComponent[] = [];
+    for (const target of data.targets) {
+      for (const c of await this.reads.buildInventory(target, pinned ? timestamp : null)) build.push({ ...c, purl: normalisePurl(c.purl) ?? c.purl });
+    }
+    const scanner: SbomComponent[] = [];
+    for (const issue of data.issues) {
+      const purl = issue.open && (issue.packageName || issue.path.startsWith('pkg:')) ? issuePurl(issue) : null;
+      if (purl) scanner.push({ name: issue.packageName ?? purl, version: issue.packageVersion, purl, type: 'library', source: 'scanner' });
+    }
+    return mergeInventory(build, scanner);
   }
 
   /** The scope's targets as they stood at the instant: registered by then, not deleted, in the project then. */

@@ -21,6 +21,6 @@ export interface ExportReads {
   issues(targets: readonly ExportTarget[]): AsyncIterable<ExportIssue[]>;
   /** The stream keys of every issue these targets have had (for folding up to an instant). */
   issueKeys(targets: readonly ExportTarget[]): Promise<string[]>;
-  /** The build components of a repository's branch from its newest build SBOM. */
-  buildInventory(target: ExportTarget): Promise<InventoryEntry[]>;
+  /** The build components of a repository's branch from its newest build SBOM (accepted at or before `asOf` when given). */
+  buildInventory(target: ExportTarget, asOf: string | null): Promise<InventoryEntry[]>;
 }

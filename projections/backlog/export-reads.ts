@@ -101,11 +101,12 @@ export class SqlExportReads implements ExportReads {
     return keys;
   }
 
-  async buildInventory(target: ExportTarget): Promise<InventoryEntry[]> {
+  async buildInventory(target: ExportTarget, asOf: string | null): Promise<InventoryEntry[]> {
     if (target.kind !== 'repository') return [];
     // The newest build SBOM of the branch, or one stated for every branch (S1.4.3-56, -57).
-    const newest: Row | undefined = await this.db.knex('build_sbom_imports').where({ repository_id: target.id })
-      .where((w) => w.where({ branch: target.branch }).orWhereNull('branch')).orderBy('id', 'desc').first('id');
+    const q = this.db.knex('build_sbom_imports').where({ repository_id: target.id }).where((w) => w.where({ branch: target.branch }).orWhereNull('branch'));
+    if (asOf) q.where('created_at', '<=', asOf);
+    const newest: Row | undefined = await q.orderBy('id', 'desc').first('id');
     if (!newest) return [];
     const rows: Row[] = await this.db.knex('build_sbom_components').where({ import_id: newest.id }).orderBy('ordinal').select('name', 'version', 'purl', 'type', 'source');
     return rows.map((r) => ({ name: r.name, version: r.version ?? null, purl: r.purl ?? null, type: r.type, source: r.source }));

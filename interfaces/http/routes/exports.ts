@@ -33,28 +33,27 @@ export async function sendSigned(res: Response, signed: SignedDocument): Promise
 
 /** Exports and the platform key (spec 1 §1.9, issue #11; docs/exports.md). */
 export function exportRoutes(s: Services): RouteDef[] {
-  const exportRoute = (kind: ScopeKind, plural: string): RouteDef => {
-    const formats = (Object.keys(EXPORT_FORMATS) as ExportFormat[]).filter((f) => (EXPORT_FORMATS[f].scopes as readonly ScopeKind[]).includes(kind));
-    return {
-      method: 'get', path: `/${plural}/{id}/exports/{format}`, tag: 'Exports', auth: { scope: 'read' },
-      summary: `Signed export of a ${kind} (${formats.join(', ')}): the document byte for byte with its detached ECDSA-SHA256 signature in Vigil-Signature; envelope=dsse answers an in-toto statement about it in a DSSE envelope; as_of answers from the event log up to that instant`,
-      params: Type.Object({ id: RowId(), format: Type.Union(formats.map((f) => Type.Literal(f))) }),
-      query: Type.Object({ as_of: AsOfSchema, envelope: Type.Optional(Type.Literal('dsse')) }),
-      responses: { 200: { description: 'The document (or its DSSE envelope)' }, 404: { description: 'Unknown or not visible' }, 409: { description: 'Nothing can be signed (no ENCRYPTION_KEY), or nothing to state' } },
-      handler: async (req: VigilRequest, res: Response) => {
-        const asOf = parseAsOf(req.query.as_of);
-        const key = await s.platformKeys.current();
-        const document = await s.exports.document(req.principal!, kind, Number(req.params.id), req.params.format as ExportFormat, asOf);
-        const signed = signDocument(document, key);
-        if (req.query.envelope === 'dsse') {
-          res.status(200).type('application/vnd.dsse.envelope.v1+json').setHeader('Vigil-As-Of', document.timestamp);
-          res.send(attestation(signed, key, { name: s.config.brandName, version: s.config.version }));
-          return;
-        }
-        await sendSigned(res, signed);
-      },
-    };
-  };
+  // One literal route per scope and format (no {format} parameter): each has its own line in the OpenAPI document.
+  const exportRoute = (kind: ScopeKind, plural: string, format: ExportFormat): RouteDef => ({
+    method: 'get', path: `/${plural}/{id}/exports/${format}`, tag: 'Exports', auth: { scope: 'read' },
+    summary: `Signed ${format} of a ${kind}: the document byte for byte with its detached ECDSA-SHA256 signature in Vigil-Signature; envelope=dsse answers an in-toto statement about it in a DSSE envelope; as_of answers from the event log up to that instant`,
+    params: Type.Object({ id: RowId() }),
+    query: Type.Object({ as_of: AsOfSchema, envelope: Type.Optional(Type.Literal('dsse')) }),
+    responses: { 200: { description: 'The document (or its DSSE envelope)' }, 404: { description: 'Unknown or not visible' }, 409: { description: 'Nothing can be signed (no ENCRYPTION_KEY), or nothing to state' } },
+    handler: async (req: VigilRequest, res: Response) => {
+      const asOf = parseAsOf(req.query.as_of);
+      const key = await s.platformKeys.current();
+      const document = await s.exports.document(req.principal!, kind, Number(req.params.id), format, asOf);
+      const signed = signDocument(document, key);
+      if (req.query.envelope === 'dsse') {
+        res.status(200).type('application/vnd.dsse.envelope.v1+json').setHeader('Vigil-As-Of', document.timestamp);
+        res.send(attestation(signed, key, { name: s.config.brandName, version: s.config.version }));
+        return;
+      }
+      await sendSigned(res, signed);
+    },
+  });
+  const formatsOf = (kind: ScopeKind) => (Object.keys(EXPORT_FORMATS) as ExportFormat[]).filter((f) => (EXPORT_FORMATS[f].scopes as readonly ScopeKind[]).includes(kind));
   return [
     {
       method: 'get', path: '/crypto/public-key.pub', tag: 'Exports', auth: 'public',
@@ -66,6 +65,6 @@ export function exportRoutes(s: Services): RouteDef[] {
         res.status(200).type('application/x-pem-file').send(key.publicKeyPem);
       },
     },
-    ...SCOPES.map(({ kind, plural }) => exportRoute(kind, plural)),
+    ...SCOPES.flatMap(({ kind, plural }) => formatsOf(kind).map((format) => exportRoute(kind, plural, format))),
   ];
 }

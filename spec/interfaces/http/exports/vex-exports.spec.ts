@@ -125,8 +125,8 @@ describe('signed VEX exports over HTTP (spec 1 §1.9, §4.5) @db', function () {
     expect(await status(`/repositories/${w.repo}/exports/openvex?as_of=yesterday`)).to.equal(400);
     expect(await status(`/repositories/${w.repo}/exports/openvex?as_of=2026-02-30T25:00:00Z`)).to.equal(400);
     expect(await status(`/repositories/${w.repo}/exports/openvex?as_of=2999-01-01T00:00:00Z`)).to.equal(400);
-    expect(await status(`/projects/${w.projectId}/exports/sarif`)).to.equal(400);
-    expect(await status(`/repositories/${w.repo}/exports/pdf`)).to.equal(400);
+    expect(await status(`/projects/${w.projectId}/exports/sarif`)).to.equal(404);
+    expect(await status(`/repositories/${w.repo}/exports/pdf`)).to.equal(404);
     expect(await status('/containers/1/exports/openvex')).to.equal(404);
     expect(await w.v.eventCount()).to.equal(before);
   });
