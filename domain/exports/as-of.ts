@@ -32,6 +32,11 @@ const LIFECYCLE = new Set(['IssueDetected', 'IssueResolved', 'IssueReopened']);
  * Null when the issue did not exist yet.
  */
 export function issueAsOf(events: readonly DatedEvent[]): ExportIssue | null {
+  return issueStateAsOf(events)?.issue ?? null;
+}
+
+/** issueAsOf with the whole triage state folded (pending request, resolution time) and the last event's instant. */
+export function issueStateAsOf(events: readonly DatedEvent[]): { issue: ExportIssue; triage: TriageState; lastAt: string } | null {
   let issue: ExportIssue | null = null;
   let triage: TriageState = initialTriage();
   for (const e of events) {
@@ -51,7 +56,10 @@ export function issueAsOf(events: readonly DatedEvent[]): ExportIssue | null {
   }
   const found = issue as ExportIssue | null;
   if (!found) return null;
-  return { ...found, open: triage.open, triageStatus: triage.triageStatus, justification: triage.justification, reviewDate: triage.reviewDate };
+  return {
+    issue: { ...found, open: triage.open, triageStatus: triage.triageStatus, justification: triage.justification, reviewDate: triage.reviewDate },
+    triage, lastAt: events[events.length - 1].at,
+  };
 }
 
 /** A target as it stood at an instant (name, place, project); null when not registered yet or deleted by then. */

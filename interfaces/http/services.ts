@@ -44,6 +44,7 @@ import type { SourceQueries } from '../../projections/sources/queries';
 import type { Logger } from 'winston';
 import type { PlatformKeys } from '../../application/signing/platform-keys';
 import type { ExportService } from '../../application/exports/export-service';
+import type { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -96,4 +97,6 @@ export interface Services {
   /** The platform signing key (issue #11). */
   platformKeys: PlatformKeys;
   exports: ExportService;
+  /** GET /issues/{id}?as_of= */
+  issueAsOf: IssueAsOfQueries;
 }
