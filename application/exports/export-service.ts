@@ -5,6 +5,7 @@ import { sarifLog } from '../../domain/exports/sarif';
 import { cycloneDxVex } from '../../domain/exports/cyclonedx-vex';
 import { vexStatements, type DocumentContext, type ExportIssue, type ExportScope, type ExportTarget, type ScopeKind } from '../../domain/exports/model';
 import { openVex } from '../../domain/exports/openvex';
+import { projectExport, PROJECT_EXPORT_SCHEMA, PROJECT_EXPORT_VERSION, type ProjectInventoryEntry } from '../../domain/exports/project-export';
 import { refuse } from '../../domain/shared/decider';
 import { streams } from '../../domain/shared/streams';
 import type { RecordedEvent } from '../../domain/shared/event-envelope';
@@ -50,7 +51,8 @@ export const VEX_FORMATS: readonly ExportFormat[] = ['cyclonedx-vex', 'openvex',
 
 /** A document ready to be signed and served: its text in pieces, never one large string. */
 export interface ExportDocument {
-  format: ExportFormat;
+  /** An export format, or project-export. */
+  format: string;
   mediaType: string;
   filename: string;
   /** The instant it answers for. */
@@ -108,6 +110,27 @@ export class ExportService {
       for (const issue of batch) if (issue) issues.push(issue);
     }
     return { scope, data: { targets: atInstant, issues, inventory: [] }, timestamp: instant };
+  }
+
+  /**
+   * The project export vigil-project-export 1.1 (spec 2 §2.6, §9) for somebody who sees the whole
+   * project (a grant of the project; targets alone are not the project): 404 otherwise, as for an unknown one.
+   */
+  async projectExport(principal: Principal, id: number, asOf: Date | null): Promise<ExportDocument & { targets: ExportTarget[]; schema: string; version: string }> {
+    const project = await this.reads.project(principal, id);
+    if (!project.whole) throw refuse.notFound(`No project ${id} is visible to you.`);
+    const { scope, data, timestamp } = await this.data(principal, 'project', id, asOf);
+    const inventory: ProjectInventoryEntry[] = [];
+    for (const target of data.targets) {
+      const own = { ...data, targets: [target], issues: data.issues.filter((i) => i.targetKind === target.kind && i.targetId === target.id) };
+      for (const c of await this.inventory(own, timestamp, asOf !== null)) inventory.push({ ...c, targetKind: target.kind, targetId: target.id });
+    }
+    const ctx: DocumentContext = { scope, timestamp, author: this.settings.author, brand: this.settings.brand, version: this.settings.version, publicUrl: this.settings.publicUrl, path: `/projects/${id}/export` };
+    return {
+      format: 'project-export', mediaType: 'application/json', timestamp, scope, targets: data.targets, schema: PROJECT_EXPORT_SCHEMA, version: PROJECT_EXPORT_VERSION,
+      filename: `project-${id}-${timestamp.replace(/[-:.]/g, '')}.vigil-project-export.json`,
+      pieces: projectExport(ctx, { id: project.id, name: project.name, solution: project.solution }, data.targets, data.issues, inventory),
+    };
   }
 
   /**

@@ -101,6 +101,15 @@ export class SqlExportReads implements ExportReads {
     return keys;
   }
 
+  async project(principal: Principal, id: number) {
+    const row: Row | undefined = await this.db.knex('projects').where({ id }).first();
+    if (!row) throw refuse.notFound(`No project ${id} is visible to you.`);
+    const solution: Row | undefined = row.solution_id === null ? undefined : await this.db.knex('solutions').where({ id: row.solution_id }).first();
+    const visibility = await this.visibilities.of(principal);
+    const whole = visibility.canSeeProject(id) && !visibility.restriction;
+    return { id, name: row.name as string, solution: solution ? { id: Number(solution.id), name: solution.name as string } : null, whole };
+  }
+
   async buildInventory(target: ExportTarget, asOf: string | null): Promise<InventoryEntry[]> {
     if (target.kind !== 'repository') return [];
     // The newest build SBOM of the branch, or one stated for every branch (S1.4.3-56, -57).
