@@ -47,6 +47,12 @@ export const streams = {
   siemConfig: 'siem-config',
   siemTests: 'siem-tests',
   auditVerification: 'audit-verification',
+  // exports (issue #11)
+  /** The platform signing key, sealed: appended once with no_stream, so instances racing keep one key. */
+  platformSigningKey: 'platform-signing-key',
+  projectExports: (projectId: number) => `project-exports-${projectId}`,
+  vexIngest: (id: string) => `vex-ingest-${id}`,
+  evidenceBundle: (id: number) => `evidence-bundle-${id}`,
 } as const;
 
 /** A scan's own stream (other kinds start with "scan-" too: scan-waiting-...). */

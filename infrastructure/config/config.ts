@@ -4,6 +4,7 @@ import { DatabaseTarget, parseDatabaseUrl } from './database-url';
 import { FeedSettings, loadFeedSettings } from '../feeds/feed-settings';
 import { loadScannerSettings, ScannerSettings } from '../scanning/settings';
 import { loadSiemSettings, SiemSettings } from '../siem/siem-settings';
+import { ExportSettings, loadExportSettings } from '../exports/export-settings';
 import { parseBoolean, parseDuration, parseInteger, parseSize, SettingError } from './units';
 
 /**
@@ -61,6 +62,8 @@ export interface Config {
   scanners: ScannerSettings;
   /** The SIEM export and the audit mirror (issue #13): VIGIL_SIEM_*, VIGIL_AUDIT_MIRROR* (infrastructure/siem/siem-settings.ts). */
   siem: SiemSettings;
+  /** Exports and the platform signing key (issue #11): VIGIL_SIGNING_KEY[_FILE], VIGIL_VEX_AUTHOR (infrastructure/exports/export-settings.ts). */
+  exports: ExportSettings;
 }
 
 export interface ScanSettings {
@@ -219,5 +222,6 @@ export function loadConfig(env: Env = process.env): Config {
       retryDelaysMs: parseRetryDelays('VIGIL_SCAN_RETRY_DELAYS', read(env, 'VIGIL_SCAN_RETRY_DELAYS') ?? '1m,5m,15m'),
     },
     scanners: loadScannerSettings(env, dataDir),
+    exports: loadExportSettings(env, read(env, 'VIGIL_BRAND_NAME') ?? 'Vigil'),
   };
 }

@@ -8,6 +8,7 @@ import { composeEnrichment, composeGate, composeScorecards } from './insight';
 import { composeScans } from './scans';
 import { composeSiem } from './siem';
 import { composeTargets } from './targets';
+import { composeExports } from './exports';
 
 export type { Overrides } from './core';
 
@@ -27,6 +28,7 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
     ...identity, targets: targets.targets, credentials: targets.credentials, sources: targets.sources, ...targets.queries, ...backlog, ...scans,
     ...composeGate(core), ...composeScorecards(core, identity), ...composeEnrichment(core),
     ...composeSiem(core, identity, targets.secretBox),
+    ...composeExports(core, targets, backlog),
   };
 }
 

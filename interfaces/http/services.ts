@@ -45,6 +45,9 @@ import type { Logger } from 'winston';
 import type { SiemService } from '../../application/siem/siem-service';
 import type { SiemDeliverer } from '../../application/siem/siem-deliverer';
 import type { SqlOutbox } from '../../projections/siem/outbox';
+import type { PlatformKeys } from '../../application/signing/platform-keys';
+import type { ExportService } from '../../application/exports/export-service';
+import type { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -98,4 +101,9 @@ export interface Services {
   siem: SiemService;
   siemDeliverer: SiemDeliverer;
   siemOutbox: SqlOutbox;
+  /** The platform signing key (issue #11). */
+  platformKeys: PlatformKeys;
+  exports: ExportService;
+  /** GET /issues/{id}?as_of= */
+  issueAsOf: IssueAsOfQueries;
 }

@@ -14,7 +14,24 @@ import { scorecardRoutes } from './scorecards';
 import { siemRoutes } from './siem';
 import { targetRoutes } from './targets';
 import { triageRoutes } from './triage';
+import { exportRoutes } from './exports';
 
 export function allRoutes(s: Services): RouteDef[] {
-  return [...adminRoutes(s), ...feedRoutes(s), ...auditRoutes(s), ...identityRoutes(s), ...targetRoutes(s), ...backlogRoutes(s), ...triageRoutes(s), ...importRoutes(s), ...reportImportRoutes(s), ...gateRoutes(s), ...scanRoutes(s), ...scorecardRoutes(s), ...credentialRoutes(s), ...siemRoutes(s)];
+  return [
+    ...adminRoutes(s),
+    ...auditRoutes(s),
+    ...backlogRoutes(s),
+    ...credentialRoutes(s),
+    ...feedRoutes(s),
+    ...gateRoutes(s),
+    ...identityRoutes(s),
+    ...importRoutes(s),
+    ...reportImportRoutes(s),
+    ...scanRoutes(s),
+    ...scorecardRoutes(s),
+    ...siemRoutes(s),
+    ...targetRoutes(s),
+    ...triageRoutes(s),
+    ...exportRoutes(s),
+  ];
 }
