@@ -1,6 +1,7 @@
 import { Config } from '../../infrastructure/config/config';
 import { runMigrations } from '../../migrations';
 import { Services } from '../http/services';
+import { composeAgents } from './agents';
 import { composeBacklog } from './backlog';
 import { composeCore, Overrides } from './core';
 import { composeIdentity } from './identity';
@@ -25,6 +26,7 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
     config, log: core.log, clock: core.clock, db: core.db, store: core.store, commands: core.commands, projections: core.projections,
     ...identity, targets: targets.targets, credentials: targets.credentials, sources: targets.sources, ...targets.queries, ...backlog, ...scans,
     ...composeGate(core), ...composeScorecards(core, identity), ...composeEnrichment(core),
+    ...composeAgents(core, targets, scans),
   };
 }
 

@@ -42,6 +42,9 @@ import type { PortfolioQueries } from '../../projections/targets/portfolio-queri
 import type { CredentialQueries } from '../../projections/credentials/queries';
 import type { SourceQueries } from '../../projections/sources/queries';
 import type { Logger } from 'winston';
+import type { AgentService } from '../../application/agents/agent-service';
+import type { JobSignal } from '../../application/agents/job-signal';
+import type { AgentQueries } from '../../projections/agents/queries';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -91,4 +94,8 @@ export interface Services {
   portfolioQueries: PortfolioQueries;
   credentialQueries: CredentialQueries;
   sourceQueries: SourceQueries;
+  /** Remote agents (issue #12). */
+  agents: AgentService;
+  agentQueries: AgentQueries;
+  agentJobSignal: JobSignal;
 }

@@ -1,6 +1,7 @@
 import { RouteDef } from '../route';
 import { Services } from '../services';
 import { adminRoutes } from './admin';
+import { agentRoutes } from './agents';
 import { auditRoutes } from './audit';
 import { backlogRoutes } from './backlog';
 import { credentialRoutes } from './credentials';
@@ -15,5 +16,5 @@ import { targetRoutes } from './targets';
 import { triageRoutes } from './triage';
 
 export function allRoutes(s: Services): RouteDef[] {
-  return [...adminRoutes(s), ...feedRoutes(s), ...auditRoutes(s), ...identityRoutes(s), ...targetRoutes(s), ...backlogRoutes(s), ...triageRoutes(s), ...importRoutes(s), ...reportImportRoutes(s), ...gateRoutes(s), ...scanRoutes(s), ...scorecardRoutes(s), ...credentialRoutes(s)];
+  return [...adminRoutes(s), ...feedRoutes(s), ...auditRoutes(s), ...identityRoutes(s), ...targetRoutes(s), ...backlogRoutes(s), ...triageRoutes(s), ...importRoutes(s), ...reportImportRoutes(s), ...gateRoutes(s), ...scanRoutes(s), ...scorecardRoutes(s), ...credentialRoutes(s), ...agentRoutes(s)];
 }
