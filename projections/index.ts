@@ -1,3 +1,4 @@
+import { agentsProjection } from './agents/projection';
 import { auditProjection } from './audit/projection';
 import { backlogProjection } from './backlog/projection';
 import { credentialsProjection } from './credentials/projection';
@@ -13,4 +14,17 @@ import { sourcesProjection } from './sources/projection';
 import { targetsProjection } from './targets/projection';
 
 /** Every read model, in the order a rebuild replays them. */
-export const allProjections: readonly Projection[] = [identityProjection, targetsProjection, withEnrichment(backlogProjection), scansProjection, scorecardsProjection, sourcesProjection, importsProjection, gateProjection, credentialsProjection, auditProjection, siemProjection];
+export const allProjections: readonly Projection[] = [
+  identityProjection,
+  targetsProjection,
+  withEnrichment(backlogProjection),
+  scansProjection,
+  scorecardsProjection,
+  sourcesProjection,
+  importsProjection,
+  gateProjection,
+  credentialsProjection,
+  agentsProjection,
+  auditProjection,
+  siemProjection,
+];

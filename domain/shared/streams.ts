@@ -38,6 +38,9 @@ export const streams = {
   // scans
   scan: (id: number) => `scan-${id}`,
   scanWaiting: (kind: TargetKind, id: number) => `scan-waiting-${kind}-${id}`,
+  // agents: one stream per agent row (its id is the agent key's id), and the refusals they met
+  agent: (id: number) => `agent-${id}`,
+  agentRefusals: 'agent-refusals',
   // gate, scorecards, enrichment
   gateVerdict: (id: number) => `gate-verdict-${id}`,
   scorecardBadge: (id: number) => `scorecard-badge-${id}`,

@@ -1,6 +1,7 @@
 import { Config } from '../../infrastructure/config/config';
 import { runMigrations } from '../../migrations';
 import { Services } from '../http/services';
+import { composeAgents } from './agents';
 import { composeBacklog } from './backlog';
 import { composeCore, Overrides } from './core';
 import { composeIdentity } from './identity';
@@ -29,6 +30,7 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
     ...composeGate(core), ...composeScorecards(core, identity), ...composeEnrichment(core),
     ...composeSiem(core, identity, targets.secretBox),
     ...composeExports(core, targets, backlog),
+    ...composeAgents(core, targets, scans),
   };
 }
 

@@ -48,6 +48,9 @@ import type { SqlOutbox } from '../../projections/siem/outbox';
 import type { PlatformKeys } from '../../application/signing/platform-keys';
 import type { ExportService } from '../../application/exports/export-service';
 import type { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
+import type { AgentService } from '../../application/agents/agent-service';
+import type { JobSignal } from '../../application/agents/job-signal';
+import type { AgentQueries } from '../../projections/agents/queries';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -106,4 +109,8 @@ export interface Services {
   exports: ExportService;
   /** GET /issues/{id}?as_of= */
   issueAsOf: IssueAsOfQueries;
+  /** Remote agents (issue #12). */
+  agents: AgentService;
+  agentQueries: AgentQueries;
+  agentJobSignal: JobSignal;
 }

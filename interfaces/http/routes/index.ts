@@ -1,6 +1,7 @@
 import { RouteDef } from '../route';
 import { Services } from '../services';
 import { adminRoutes } from './admin';
+import { agentRoutes } from './agents';
 import { auditRoutes } from './audit';
 import { backlogRoutes } from './backlog';
 import { credentialRoutes } from './credentials';
@@ -19,6 +20,7 @@ import { exportRoutes } from './exports';
 export function allRoutes(s: Services): RouteDef[] {
   return [
     ...adminRoutes(s),
+    ...agentRoutes(s),
     ...auditRoutes(s),
     ...backlogRoutes(s),
     ...credentialRoutes(s),
