@@ -5,6 +5,7 @@ import { Projection } from './engine/projection';
 import { withEnrichment } from './enrichment/projection';
 import { gateProjection } from './gate/projection';
 import { identityProjection } from './identity/projection';
+import { ssoProjection } from './identity/sso-projection';
 import { importsProjection } from './imports/projection';
 import { scansProjection } from './scans/projection';
 import { scorecardsProjection } from './scorecards/projection';
@@ -12,4 +13,4 @@ import { sourcesProjection } from './sources/projection';
 import { targetsProjection } from './targets/projection';
 
 /** Every read model, in the order a rebuild replays them. */
-export const allProjections: readonly Projection[] = [identityProjection, targetsProjection, withEnrichment(backlogProjection), scansProjection, scorecardsProjection, sourcesProjection, importsProjection, gateProjection, credentialsProjection, auditProjection];
+export const allProjections: readonly Projection[] = [identityProjection, ssoProjection, targetsProjection, withEnrichment(backlogProjection), scansProjection, scorecardsProjection, sourcesProjection, importsProjection, gateProjection, credentialsProjection, auditProjection];

@@ -11,6 +11,11 @@ import { KeyQueries } from '../../projections/identity/key-queries';
 import { SettingsQueries } from '../../projections/identity/settings-queries';
 import { TeamQueries } from '../../projections/identity/team-queries';
 import { Core } from './core';
+import { SsoService } from '../../application/identity/sso-service';
+import { OpenIdClientProvider } from '../../infrastructure/identity/openid-client-provider';
+import { SqlSignOnStore } from '../../infrastructure/identity/sql-sign-on-store';
+import { SsoQueries } from '../../projections/identity/sso-queries';
+import { streams } from '../../domain/shared/streams';
 
 /**
  * Accounts, sessions, keys, teams and installation settings: the commands (services) over the
@@ -28,9 +33,17 @@ export function composeIdentity(core: Core) {
     sessions: new SqlSessionStore(db), passwords: new ScryptPasswordHasher(), secrets: new RandomSecretMinter(),
     throttle: new SignInThrottle(config.signInThrottle),
     policy: { lifetimeMs: config.sessionLifetimeMs, idleMs: config.sessionIdleMs, passwordLogin: config.passwordLogin, oidcIssuer: config.oidcIssuer },
+    bootstrapAccount: async () => {
+      const [first] = await core.store.readStream(streams.bootstrap);
+      return first ? Number((first.data as { accountId: number }).accountId) : null;
+    },
   });
+  const sso = config.oidc ? new SsoService({
+    commands, ids, provider: new OpenIdClientProvider(config.oidc), store: new SqlSignOnStore(db), subjects: new SsoQueries(db), accounts: accountQueries,
+    secondFactors: { hasSecondFactor: async () => false }, sessions: identity, policy: config.oidc,
+  }) : null;
   return {
-    identity, accountQueries, keyQueries,
+    identity, accountQueries, keyQueries, sso,
     teams: new TeamService(commands, ids, accountQueries, targets), teamQueries,
     settings: new SettingsService(commands, settingsQueries), settingsQueries,
   };

@@ -42,6 +42,7 @@ import type { PortfolioQueries } from '../../projections/targets/portfolio-queri
 import type { CredentialQueries } from '../../projections/credentials/queries';
 import type { SourceQueries } from '../../projections/sources/queries';
 import type { Logger } from 'winston';
+import type { SsoService } from '../../application/identity/sso-service';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -91,4 +92,6 @@ export interface Services {
   portfolioQueries: PortfolioQueries;
   credentialQueries: CredentialQueries;
   sourceQueries: SourceQueries;
+  /** Single sign-on (issue #14); null while VIGIL_OIDC_ISSUER is unset. */
+  sso: SsoService | null;
 }

@@ -11,9 +11,11 @@ import { importRoutes } from './imports';
 import { reportImportRoutes } from './report-imports';
 import { scanRoutes } from './scans';
 import { scorecardRoutes } from './scorecards';
+import { singleSignOnRoutes } from './single-sign-on';
 import { targetRoutes } from './targets';
 import { triageRoutes } from './triage';
 
 export function allRoutes(s: Services): RouteDef[] {
-  return [...adminRoutes(s), ...feedRoutes(s), ...auditRoutes(s), ...identityRoutes(s), ...targetRoutes(s), ...backlogRoutes(s), ...triageRoutes(s), ...importRoutes(s), ...reportImportRoutes(s), ...gateRoutes(s), ...scanRoutes(s), ...scorecardRoutes(s), ...credentialRoutes(s)];
+  return [...adminRoutes(s), ...feedRoutes(s), ...auditRoutes(s), ...identityRoutes(s), ...targetRoutes(s), ...backlogRoutes(s), ...triageRoutes(s), ...importRoutes(s), ...reportImportRoutes(s), ...gateRoutes(s), ...scanRoutes(s), ...scorecardRoutes(s), ...credentialRoutes(s),
+    ...singleSignOnRoutes(s)];
 }
