@@ -25,6 +25,7 @@ function throttled(scope: ThrottleScope, subject: string) {
 
 export type SignInOutcome =
   | { signedIn: { token: string; expiresAt: string; account: AccountView } }
+  | { secondFactorRequired: { challenge: string; expiresAt: string } }
   | { refused: 'credentials' }
   | { refused: 'throttled'; retryAfterSeconds: number };
 
@@ -52,6 +53,8 @@ export interface IdentityPorts {
   policy: SessionPolicy;
   /** The account the installation was bootstrapped with (the `bootstrap` stream), or null. */
   bootstrapAccount: () => Promise<number | null>;
+  /** The local second factor (issue #14): a challenge instead of a session for an enrolled account. */
+  secondFactor?: { challengeFor(ctx: RequestContext, account: AccountView): Promise<{ challenge: string; expiresAt: string } | null> };
 }
 
 /**
@@ -196,6 +199,8 @@ export class IdentityService {
       return { refused: 'credentials' };
     }
     this.throttle.succeeded(accountKey, addressBucket);
+    const challenge = await this.ports.secondFactor?.challengeFor(ctx, found.account);
+    if (challenge) return { secondFactorRequired: challenge };
     return { signedIn: await this.openSession(ctx, found.account) };
   }
 

@@ -55,3 +55,30 @@ export interface SubjectLookup {
 export interface SecondFactorLookup {
   hasSecondFactor(accountId: number): Promise<boolean>;
 }
+
+/** TOTP (RFC 6238) and the random values of the second factor (infrastructure/crypto/totp.ts, otpauth). */
+export interface TotpCodes {
+  /** A new shared secret, base32. */
+  newSecret(): string;
+  /** The otpauth:// URI an authenticator app reads (as a QR code). */
+  uri(secret: string, issuer: string, label: string): string;
+  /** The time step of `code` under `secret` at `now` (one step of drift either way), or null. */
+  stepOf(secret: string, code: string, now: Date): number | null;
+  /** Single-use backup codes, high entropy, readable (xxxxx-xxxxx-xx). */
+  newBackupCodes(count: number): string[];
+  /** A sign-in challenge's bearer value. */
+  newChallenge(): string;
+}
+
+/** Sign-in challenges and used TOTP steps: operational state (v027). */
+export interface ChallengeStore {
+  open(challengeHash: string, accountId: number, expiresAt: Date): Promise<void>;
+  find(challengeHash: string, now: Date): Promise<{ accountId: number; failures: number } | null>;
+  /** Counts a failure; answers the count. */
+  fail(challengeHash: string): Promise<number>;
+  /** Removes it; false when another request removed it first. */
+  close(challengeHash: string): Promise<boolean>;
+  closeAllOf(accountId: number): Promise<void>;
+  /** Takes the step when it is later than the account's last used one (a code counts once). */
+  takeStep(accountId: number, step: number): Promise<boolean>;
+}

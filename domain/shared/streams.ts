@@ -23,6 +23,7 @@ export const streams = {
   ssoSubject: (key: string) => `sso-subject-${key}`,
   ssoAccount: (accountId: number) => `sso-account-${accountId}`,
   ssoRefusals: 'sso-refusals',
+  secondFactor: (accountId: number) => `second-factor-${accountId}`,
   // targets
   target: (kind: TargetKind, id: number) => `${kind}-${id}`,
   /** The reservation of a target's (identity, branch, sub-path) key (trap 4). */

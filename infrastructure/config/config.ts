@@ -4,7 +4,7 @@ import { DatabaseTarget, parseDatabaseUrl } from './database-url';
 import { FeedSettings, loadFeedSettings } from '../feeds/feed-settings';
 import { loadScannerSettings, ScannerSettings } from '../scanning/settings';
 import { parseBoolean, parseDuration, parseInteger, parseSize, SettingError } from './units';
-import { loadOidcSettings, OidcSettings } from './sso-settings';
+import { loadOidcSettings, loadSecondFactorFailures, OidcSettings } from './sso-settings';
 
 /**
  * Every VIGIL_* setting Vigil reads, validated once at start. A malformed value stops the
@@ -37,6 +37,8 @@ export interface Config {
   oidcIssuer: string | null;
   /** Single sign-on (issue #14): VIGIL_OIDC_* (infrastructure/config/sso-settings.ts); null while no issuer is set. */
   oidc: OidcSettings | null;
+  /** VIGIL_SECOND_FACTOR_FAILURES (issue #14). */
+  secondFactorFailures: number;
   sessionLifetimeMs: number;
   sessionIdleMs: number;
   apiDocsEnabled: boolean;
@@ -175,6 +177,7 @@ export function loadConfig(env: Env = process.env): Config {
     passwordLogin: bool('VIGIL_PASSWORD_LOGIN', true),
     oidcIssuer: read(env, 'VIGIL_OIDC_ISSUER') ?? null,
     oidc: loadOidcSettings(env),
+    secondFactorFailures: loadSecondFactorFailures(env),
     sessionLifetimeMs: duration('VIGIL_SESSION_LIFETIME', '12h'),
     sessionIdleMs: duration('VIGIL_SESSION_IDLE', '60m'),
     apiDocsEnabled: bool('VIGIL_API_DOCS_ENABLED', false),

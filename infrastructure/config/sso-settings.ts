@@ -68,3 +68,11 @@ export function loadOidcSettings(env: Env): OidcSettings | null {
     exchangeAudiences: list('VIGIL_OIDC_EXCHANGE_AUDIENCES', ''),
   };
 }
+
+/** VIGIL_SECOND_FACTOR_FAILURES: wrong codes a sign-in challenge takes before it is destroyed (VGL-SEC-008); default 5. */
+export function loadSecondFactorFailures(env: Env): number {
+  const text = env.VIGIL_SECOND_FACTOR_FAILURES?.trim();
+  if (!text) return 5;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 100) throw new SettingError('VIGIL_SECOND_FACTOR_FAILURES', `"${text}" is not a whole number from 1 to 100.`);
+  return Number(text);
+}

@@ -16,6 +16,11 @@ import { OpenIdClientProvider } from '../../infrastructure/identity/openid-clien
 import { SqlSignOnStore } from '../../infrastructure/identity/sql-sign-on-store';
 import { SsoQueries } from '../../projections/identity/sso-queries';
 import { streams } from '../../domain/shared/streams';
+import { SecondFactorService } from '../../application/identity/second-factor-service';
+import { OtpauthTotp } from '../../infrastructure/crypto/totp';
+import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
+import { SqlChallengeStore } from '../../infrastructure/identity/sql-challenge-store';
+import { SecondFactorQueries } from '../../projections/identity/second-factor-queries';
 
 /**
  * Accounts, sessions, keys, teams and installation settings: the commands (services) over the
@@ -28,7 +33,7 @@ export function composeIdentity(core: Core) {
   const teamQueries = new TeamQueries(db);
   const settingsQueries = new SettingsQueries(db);
   const targets = new SqlGrantableTargets(db);
-  const identity = new IdentityService({
+  const identity: IdentityService = new IdentityService({
     commands, ids, clock: core.clock, accounts: accountQueries, keys: keyQueries, targets, visibilities: core.visibility,
     sessions: new SqlSessionStore(db), passwords: new ScryptPasswordHasher(), secrets: new RandomSecretMinter(),
     throttle: new SignInThrottle(config.signInThrottle),
@@ -37,13 +42,19 @@ export function composeIdentity(core: Core) {
       const [first] = await core.store.readStream(streams.bootstrap);
       return first ? Number((first.data as { accountId: number }).accountId) : null;
     },
+    secondFactor: { challengeFor: (ctx, account) => secondFactors.challengeFor(ctx, account) },
+  });
+  const secondFactorQueries = new SecondFactorQueries(db);
+  const secondFactors: SecondFactorService = new SecondFactorService({
+    commands, box: new AesGcmSecretBox(config.encryptionKey, config.previousEncryptionKeys), totp: new OtpauthTotp(), challenges: new SqlChallengeStore(db),
+    accounts: accountQueries, factors: secondFactorQueries, sessions: identity, maxFailures: config.secondFactorFailures, issuer: config.brandName,
   });
   const sso = config.oidc ? new SsoService({
     commands, ids, provider: new OpenIdClientProvider(config.oidc), store: new SqlSignOnStore(db), subjects: new SsoQueries(db), accounts: accountQueries,
-    secondFactors: { hasSecondFactor: async () => false }, sessions: identity, policy: config.oidc,
+    secondFactors: secondFactorQueries, sessions: identity, policy: config.oidc,
   }) : null;
   return {
-    identity, accountQueries, keyQueries, sso,
+    identity, accountQueries, keyQueries, sso, secondFactors, secondFactorQueries,
     teams: new TeamService(commands, ids, accountQueries, targets), teamQueries,
     settings: new SettingsService(commands, settingsQueries), settingsQueries,
   };

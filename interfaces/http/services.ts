@@ -43,6 +43,8 @@ import type { CredentialQueries } from '../../projections/credentials/queries';
 import type { SourceQueries } from '../../projections/sources/queries';
 import type { Logger } from 'winston';
 import type { SsoService } from '../../application/identity/sso-service';
+import type { SecondFactorService } from '../../application/identity/second-factor-service';
+import type { SecondFactorQueries } from '../../projections/identity/second-factor-queries';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -94,4 +96,6 @@ export interface Services {
   sourceQueries: SourceQueries;
   /** Single sign-on (issue #14); null while VIGIL_OIDC_ISSUER is unset. */
   sso: SsoService | null;
+  secondFactors: SecondFactorService;
+  secondFactorQueries: SecondFactorQueries;
 }

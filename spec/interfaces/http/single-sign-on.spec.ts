@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Secret, TOTP } from 'otpauth';
 import { Browser, cliIdToken, CLI_CLIENT, IDP_CLIENT, RunningIdp, signOn, startIdp } from '../../support/oidc';
 import { ADMIN, RunningVigil, startVigil } from '../../support/vigil';
 
@@ -182,7 +183,7 @@ describe('Single sign-on (OIDC)', function () {
 
   describe('with VIGIL_OIDC_LINK_PRIVILEGED_ACCOUNTS and VIGIL_PASSWORD_LOGIN=false', () => {
     let v: RunningVigil;
-    before(async () => { v = await startVigil({ env: { ...idp.env, VIGIL_OIDC_LINK_PRIVILEGED_ACCOUNTS: 'true', VIGIL_PASSWORD_LOGIN: 'false', VIGIL_OIDC_DEFAULT_ROLE: 'writer' } }); });
+    before(async () => { v = await startVigil({ env: { ...idp.env, VIGIL_OIDC_LINK_PRIVILEGED_ACCOUNTS: 'true', VIGIL_PASSWORD_LOGIN: 'false', VIGIL_OIDC_DEFAULT_ROLE: 'writer', ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64') } }); });
     after(async () => { await v?.stop(); });
 
     it('[S1.5-18] password sign-in is refused for every account but the bootstrap one, which still recovers', async () => {
@@ -200,6 +201,25 @@ describe('Single sign-on (OIDC)', function () {
       expect(linked.body.account).to.deep.include({ username: ADMIN.username, roles: ['administrator'] });
       const fresh = await signOn(new Browser(), v.url, { login: 'lena' });
       expect(fresh.body.account.roles).to.deep.equal(['writer']);
+    });
+
+    it('[S1.5-24] an account with a local second factor is never bound, even with the link setting on', async () => {
+      const admin = await v.signIn();
+      expect((await v.request('POST', '/accounts', { token: admin, body: { username: 'mona', password: 'a-long-enough-password', roles: ['writer'] } })).status).to.equal(201);
+      // mona enrols TOTP while password sign-in still lets the administrator act for her: through her own session.
+      const session = await v.services.identity.openSession({ actor: null, now: new Date() }, (await v.services.accountQueries.byUsername('mona'))!.account);
+      const begun = await v.request('POST', '/me/second-factor', { token: session.token });
+      expect(begun.status, begun.text).to.equal(201);
+      const code = new TOTP({ secret: Secret.fromBase32(begun.body.secret) }).generate();
+      expect((await v.request('POST', '/me/second-factor/confirmation', { token: session.token, body: { code } })).status).to.equal(200);
+
+      const before = await v.eventCount();
+      const refused = await signOn(new Browser(), v.url, { login: 'mona' });
+      expect(refused.status).to.equal(403);
+      expect(refused.body.type).to.equal('urn:vigil:problem:sso-link-refused');
+      expect(refused.body.detail).to.match(/local second factor/);
+      expect(await v.eventCount()).to.equal(before + 1);
+      expect((await eventsOf(v, 'SingleSignOnRefused')).at(-1)).to.deep.include({ reason: 'local_second_factor', username: 'mona' });
     });
   });
 });
