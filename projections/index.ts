@@ -7,6 +7,7 @@ import { gateProjection } from './gate/projection';
 import { identityProjection } from './identity/projection';
 import { ssoProjection } from './identity/sso-projection';
 import { secondFactorProjection } from './identity/second-factor-projection';
+import { scimProjection } from './identity/scim-projection';
 import { importsProjection } from './imports/projection';
 import { scansProjection } from './scans/projection';
 import { scorecardsProjection } from './scorecards/projection';
@@ -14,4 +15,4 @@ import { sourcesProjection } from './sources/projection';
 import { targetsProjection } from './targets/projection';
 
 /** Every read model, in the order a rebuild replays them. */
-export const allProjections: readonly Projection[] = [identityProjection, ssoProjection, secondFactorProjection, targetsProjection, withEnrichment(backlogProjection), scansProjection, scorecardsProjection, sourcesProjection, importsProjection, gateProjection, credentialsProjection, auditProjection];
+export const allProjections: readonly Projection[] = [identityProjection, ssoProjection, secondFactorProjection, scimProjection, targetsProjection, withEnrichment(backlogProjection), scansProjection, scorecardsProjection, sourcesProjection, importsProjection, gateProjection, credentialsProjection, auditProjection];

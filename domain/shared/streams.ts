@@ -24,6 +24,9 @@ export const streams = {
   ssoAccount: (accountId: number) => `sso-account-${accountId}`,
   ssoRefusals: 'sso-refusals',
   secondFactor: (accountId: number) => `second-factor-${accountId}`,
+  scimToken: 'scim-token',
+  scimUser: (accountId: number) => `scim-user-${accountId}`,
+  scimGroup: (teamId: number) => `scim-group-${teamId}`,
   // targets
   target: (kind: TargetKind, id: number) => `${kind}-${id}`,
   /** The reservation of a target's (identity, branch, sub-path) key (trap 4). */

@@ -21,6 +21,8 @@ import { OtpauthTotp } from '../../infrastructure/crypto/totp';
 import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
 import { SqlChallengeStore } from '../../infrastructure/identity/sql-challenge-store';
 import { SecondFactorQueries } from '../../projections/identity/second-factor-queries';
+import { ScimService } from '../../application/identity/scim-service';
+import { ScimQueries } from '../../projections/identity/scim-queries';
 
 /**
  * Accounts, sessions, keys, teams and installation settings: the commands (services) over the
@@ -33,9 +35,10 @@ export function composeIdentity(core: Core) {
   const teamQueries = new TeamQueries(db);
   const settingsQueries = new SettingsQueries(db);
   const targets = new SqlGrantableTargets(db);
+  const sessionStore = new SqlSessionStore(db);
   const identity: IdentityService = new IdentityService({
     commands, ids, clock: core.clock, accounts: accountQueries, keys: keyQueries, targets, visibilities: core.visibility,
-    sessions: new SqlSessionStore(db), passwords: new ScryptPasswordHasher(), secrets: new RandomSecretMinter(),
+    sessions: sessionStore, passwords: new ScryptPasswordHasher(), secrets: new RandomSecretMinter(),
     throttle: new SignInThrottle(config.signInThrottle),
     policy: { lifetimeMs: config.sessionLifetimeMs, idleMs: config.sessionIdleMs, passwordLogin: config.passwordLogin, oidcIssuer: config.oidcIssuer },
     bootstrapAccount: async () => {
@@ -49,12 +52,18 @@ export function composeIdentity(core: Core) {
     commands, box: new AesGcmSecretBox(config.encryptionKey, config.previousEncryptionKeys), totp: new OtpauthTotp(), challenges: new SqlChallengeStore(db),
     accounts: accountQueries, factors: secondFactorQueries, sessions: identity, maxFailures: config.secondFactorFailures, issuer: config.brandName,
   });
+  const scimQueries = new ScimQueries(db);
+  const scim = new ScimService({
+    commands, ids, accounts: accountQueries, provisioned: scimQueries, secondFactors: secondFactorQueries, identity, sessions: sessionStore, secrets: new RandomSecretMinter(),
+    teams: { exists: async (id) => (await teamQueries.list()).some((t) => t.id === id) },
+    policy: { defaultRole: config.oidc?.defaultRole ?? 'reader', linkPrivilegedAccounts: config.oidc?.linkPrivilegedAccounts ?? false },
+  });
   const sso = config.oidc ? new SsoService({
     commands, ids, provider: new OpenIdClientProvider(config.oidc), store: new SqlSignOnStore(db), subjects: new SsoQueries(db), accounts: accountQueries,
     secondFactors: secondFactorQueries, sessions: identity, policy: config.oidc,
   }) : null;
   return {
-    identity, accountQueries, keyQueries, sso, secondFactors, secondFactorQueries,
+    identity, accountQueries, keyQueries, sso, secondFactors, secondFactorQueries, scim, scimQueries,
     teams: new TeamService(commands, ids, accountQueries, targets), teamQueries,
     settings: new SettingsService(commands, settingsQueries), settingsQueries,
   };

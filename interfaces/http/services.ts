@@ -45,6 +45,8 @@ import type { Logger } from 'winston';
 import type { SsoService } from '../../application/identity/sso-service';
 import type { SecondFactorService } from '../../application/identity/second-factor-service';
 import type { SecondFactorQueries } from '../../projections/identity/second-factor-queries';
+import type { ScimService } from '../../application/identity/scim-service';
+import type { ScimQueries } from '../../projections/identity/scim-queries';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -98,4 +100,7 @@ export interface Services {
   sso: SsoService | null;
   secondFactors: SecondFactorService;
   secondFactorQueries: SecondFactorQueries;
+  /** SCIM 2.0 at /scim/v2 (issue #14). */
+  scim: ScimService;
+  scimQueries: ScimQueries;
 }
