@@ -17,6 +17,9 @@ import { v016AuditChainScheme3 } from './v016-audit-chain-scheme-3';
 import { v017SiemExport } from './v017-siem-export';
 import { v023Agents } from './v023-agents';
 import { v024AgentOperations } from './v024-agent-operations';
+import { v026SingleSignOn } from './v026-single-sign-on';
+import { v027SecondFactor } from './v027-second-factor';
+import { v028Scim } from './v028-scim';
 
 export interface Migration {
   name: string;
@@ -43,6 +46,9 @@ export const migrations: Migration[] = [
   v017SiemExport,
   v023Agents,
   v024AgentOperations,
+  v026SingleSignOn,
+  v027SecondFactor,
+  v028Scim,
 ];
 
 /** knex's migrator with our list as its source: it keeps knex_migrations and a lock row, so two instances starting together run each migration once. */

@@ -6,6 +6,9 @@ import { Projection } from './engine/projection';
 import { withEnrichment } from './enrichment/projection';
 import { gateProjection } from './gate/projection';
 import { identityProjection } from './identity/projection';
+import { ssoProjection } from './identity/sso-projection';
+import { secondFactorProjection } from './identity/second-factor-projection';
+import { scimProjection } from './identity/scim-projection';
 import { importsProjection } from './imports/projection';
 import { scansProjection } from './scans/projection';
 import { scorecardsProjection } from './scorecards/projection';
@@ -16,6 +19,9 @@ import { targetsProjection } from './targets/projection';
 /** Every read model, in the order a rebuild replays them. */
 export const allProjections: readonly Projection[] = [
   identityProjection,
+  ssoProjection,
+  secondFactorProjection,
+  scimProjection,
   targetsProjection,
   withEnrichment(backlogProjection),
   scansProjection,

@@ -18,6 +18,15 @@ export const streams = {
   signInThrottle: 'sign-in-throttle',
   bearerFailures: 'bearer-failures',
   settings: 'settings',
+  // identity: single sign-on, second factor, SCIM (issue #14)
+  /** A provider subject's binding; the key is the SHA-256 of issuer and subject. */
+  ssoSubject: (key: string) => `sso-subject-${key}`,
+  ssoAccount: (accountId: number) => `sso-account-${accountId}`,
+  ssoRefusals: 'sso-refusals',
+  secondFactor: (accountId: number) => `second-factor-${accountId}`,
+  scimToken: 'scim-token',
+  scimUser: (accountId: number) => `scim-user-${accountId}`,
+  scimGroup: (teamId: number) => `scim-group-${teamId}`,
   // targets
   target: (kind: TargetKind, id: number) => `${kind}-${id}`,
   /** The reservation of a target's (identity, branch, sub-path) key (trap 4). */

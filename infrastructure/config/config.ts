@@ -6,6 +6,7 @@ import { loadScannerSettings, ScannerSettings } from '../scanning/settings';
 import { loadSiemSettings, SiemSettings } from '../siem/siem-settings';
 import { ExportSettings, loadExportSettings } from '../exports/export-settings';
 import { parseBoolean, parseDuration, parseInteger, parseSize, SettingError } from './units';
+import { loadOidcSettings, loadSecondFactorFailures, OidcSettings } from './sso-settings';
 
 /**
  * Every VIGIL_* setting Vigil reads, validated once at start. A malformed value stops the
@@ -36,6 +37,10 @@ export interface Config {
   bootstrap: { username: string; password: string } | null;
   passwordLogin: boolean;
   oidcIssuer: string | null;
+  /** Single sign-on (issue #14): VIGIL_OIDC_* (infrastructure/config/sso-settings.ts); null while no issuer is set. */
+  oidc: OidcSettings | null;
+  /** VIGIL_SECOND_FACTOR_FAILURES (issue #14). */
+  secondFactorFailures: number;
   sessionLifetimeMs: number;
   sessionIdleMs: number;
   apiDocsEnabled: boolean;
@@ -177,6 +182,8 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrap: bootstrapUser && bootstrapPassword ? { username: bootstrapUser, password: bootstrapPassword } : null,
     passwordLogin: bool('VIGIL_PASSWORD_LOGIN', true),
     oidcIssuer: read(env, 'VIGIL_OIDC_ISSUER') ?? null,
+    oidc: loadOidcSettings(env),
+    secondFactorFailures: loadSecondFactorFailures(env),
     sessionLifetimeMs: duration('VIGIL_SESSION_LIFETIME', '12h'),
     sessionIdleMs: duration('VIGIL_SESSION_IDLE', '60m'),
     apiDocsEnabled: bool('VIGIL_API_DOCS_ENABLED', false),

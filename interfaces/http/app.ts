@@ -9,6 +9,7 @@ import { RouteTable } from './route-table';
 import { dispatch, routeRequest } from './routing';
 import { WindowCounter } from './rate-limits';
 import { refuseNul } from './refuse-nul';
+import { scimMiddleware } from './scim';
 import { Services } from './services';
 import { swaggerUiHtml } from './swagger-ui';
 import { useRequestValidation } from './validation';
@@ -46,6 +47,10 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
     next();
   });
 
+  // Refused bearer secrets count per address across the API and SCIM (spec 1 §5).
+  const bearerFailures = new WindowCounter(config.bearerFailuresPerWindow, config.bearerFailureWindowMs);
+  app.use(scimMiddleware(services, bearerFailures)); // /scim/v2 (issue #14): its own table, token and error documents
+
   app.use(routeRequest(table, pages));
 
   // Bodies: bounded while read, by the matched route's limit.
@@ -62,7 +67,7 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
   app.use(authMiddleware({
     identity: services.identity, clock: services.clock,
     keyRequests: new WindowCounter(config.apiKeyRequestsPerMinute, 60_000),
-    bearerFailures: new WindowCounter(config.bearerFailuresPerWindow, config.bearerFailureWindowMs),
+    bearerFailures,
   }));
 
   useRequestValidation(app, apiDoc);

@@ -51,6 +51,11 @@ import type { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
 import type { AgentService } from '../../application/agents/agent-service';
 import type { JobSignal } from '../../application/agents/job-signal';
 import type { AgentQueries } from '../../projections/agents/queries';
+import type { SsoService } from '../../application/identity/sso-service';
+import type { SecondFactorService } from '../../application/identity/second-factor-service';
+import type { SecondFactorQueries } from '../../projections/identity/second-factor-queries';
+import type { ScimService } from '../../application/identity/scim-service';
+import type { ScimQueries } from '../../projections/identity/scim-queries';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -113,4 +118,11 @@ export interface Services {
   agents: AgentService;
   agentQueries: AgentQueries;
   agentJobSignal: JobSignal;
+  /** Single sign-on (issue #14); null while VIGIL_OIDC_ISSUER is unset. */
+  sso: SsoService | null;
+  secondFactors: SecondFactorService;
+  secondFactorQueries: SecondFactorQueries;
+  /** SCIM 2.0 at /scim/v2 (issue #14). */
+  scim: ScimService;
+  scimQueries: ScimQueries;
 }

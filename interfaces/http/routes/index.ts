@@ -13,6 +13,9 @@ import { reportImportRoutes } from './report-imports';
 import { scanRoutes } from './scans';
 import { scorecardRoutes } from './scorecards';
 import { siemRoutes } from './siem';
+import { singleSignOnRoutes } from './single-sign-on';
+import { secondFactorRoutes } from './second-factor';
+import { scimTokenRoutes } from './scim-token';
 import { targetRoutes } from './targets';
 import { triageRoutes } from './triage';
 import { exportRoutes } from './exports';
@@ -32,6 +35,9 @@ export function allRoutes(s: Services): RouteDef[] {
     ...scanRoutes(s),
     ...scorecardRoutes(s),
     ...siemRoutes(s),
+    ...singleSignOnRoutes(s),
+    ...secondFactorRoutes(s),
+    ...scimTokenRoutes(s),
     ...targetRoutes(s),
     ...triageRoutes(s),
     ...exportRoutes(s),
