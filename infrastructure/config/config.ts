@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { DatabaseTarget, parseDatabaseUrl } from './database-url';
 import { FeedSettings, loadFeedSettings } from '../feeds/feed-settings';
 import { loadScannerSettings, ScannerSettings } from '../scanning/settings';
+import { loadOpsSettings, OpsSettings } from './ops-settings';
 import { parseBoolean, parseDuration, parseInteger, parseSize, SettingError } from './units';
 
 /**
@@ -58,6 +59,8 @@ export interface Config {
   scans: ScanSettings;
   /** The built-in executor (spec 1 §8.3): VIGIL_WORK_DIR, VIGIL_GIT_ALLOWED_HOSTS, VIGIL_HOST_SSH, VIGIL_IMAGE_*, VIGIL_VULNERABILITY_DB_DIR (infrastructure/scanning/settings.ts). */
   scanners: ScannerSettings;
+  /** Running as a service: VIGIL_SHUTDOWN_TIMEOUT, VIGIL_METRICS_TOKEN (infrastructure/config/ops-settings.ts). */
+  ops: OpsSettings;
 }
 
 export interface ScanSettings {
@@ -215,5 +218,6 @@ export function loadConfig(env: Env = process.env): Config {
       retryDelaysMs: parseRetryDelays('VIGIL_SCAN_RETRY_DELAYS', read(env, 'VIGIL_SCAN_RETRY_DELAYS') ?? '1m,5m,15m'),
     },
     scanners: loadScannerSettings(env, dataDir),
+    ops: loadOpsSettings(env),
   };
 }

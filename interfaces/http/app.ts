@@ -1,4 +1,4 @@
-import express, { NextFunction, Response } from 'express';
+import express, { NextFunction, RequestHandler, Response } from 'express';
 import { Config } from '../../infrastructure/config/config';
 import { authMiddleware } from './auth';
 import { clientAddress } from './client-address';
@@ -12,6 +12,9 @@ import { refuseNul } from './refuse-nul';
 import { Services } from './services';
 import { swaggerUiHtml } from './swagger-ui';
 import { useRequestValidation } from './validation';
+import { accessLog, Finished } from './ops/access-log';
+import { requestId } from './ops/request-id';
+import { securityHeaders } from './ops/security-headers';
 
 /**
  * The Express application. Order matters: client address, then the one match of the request
@@ -20,7 +23,7 @@ import { useRequestValidation } from './validation';
  * route's access rule (401/403), then the OpenAPI validation of the request (400), then the handler
  * of the matched route.
  */
-export function createApp(config: Config, services: Services, routes: RouteDef[]) {
+export function createApp(config: Config, services: Services, routes: RouteDef[], ops: { first?: RequestHandler[]; onFinished?: ((f: Finished) => void)[] } = {}) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -41,11 +44,17 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
   }
   if (config.swaggerUiEnabled) pages.set('/swagger-ui.html', async (_req, res) => { res.type('html').send(swaggerUiHtml(config.brandName)); });
 
+  // Operations (ops/): request id, security headers, one access-log line per request; first, so
+  // that every answer (404s and problem documents included) carries them.
+  for (const handler of ops.first ?? []) app.use(handler);
+  app.use(requestId());
+  app.use(securityHeaders());
   app.use((req: VigilRequest, _res, next) => {
     req.clientAddress = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'] as string | undefined, config.trustedProxies);
     next();
   });
 
+  app.use(accessLog(services.log.child({ component: 'http' }), ops.onFinished));
   app.use(routeRequest(table, pages));
 
   // Bodies: bounded while read, by the matched route's limit.
