@@ -7,6 +7,7 @@ import { composeIdentity } from './identity';
 import { composeEnrichment, composeGate, composeScorecards } from './insight';
 import { composeScans } from './scans';
 import { composeTargets } from './targets';
+import { ScanQueueQueries } from '../../projections/scans/queue-queries';
 
 export type { Overrides } from './core';
 
@@ -21,7 +22,10 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
   const targets = composeTargets(core, identity);
   const backlog = composeBacklog(core, identity, targets);
   const scans = composeScans(core, identity, targets, backlog);
+  const scanQueue = new ScanQueueQueries(core.db);
+  core.metrics.bindReadModels({ projections: () => core.projections.status(), scanCounts: () => scanQueue.countsByStatus() });
   return {
+    metrics: core.metrics,
     config, log: core.log, clock: core.clock, db: core.db, store: core.store, commands: core.commands, projections: core.projections,
     ...identity, targets: targets.targets, credentials: targets.credentials, sources: targets.sources, ...targets.queries, ...backlog, ...scans,
     ...composeGate(core), ...composeScorecards(core, identity), ...composeEnrichment(core),

@@ -12,7 +12,8 @@ import { refuseNul } from './refuse-nul';
 import { Services } from './services';
 import { swaggerUiHtml } from './swagger-ui';
 import { useRequestValidation } from './validation';
-import { accessLog, Finished } from './ops/access-log';
+import { accessLog } from './ops/access-log';
+import { metricsPage, requestMetrics } from './ops/metrics-page';
 import { requestId } from './ops/request-id';
 import { securityHeaders } from './ops/security-headers';
 
@@ -23,7 +24,7 @@ import { securityHeaders } from './ops/security-headers';
  * route's access rule (401/403), then the OpenAPI validation of the request (400), then the handler
  * of the matched route.
  */
-export function createApp(config: Config, services: Services, routes: RouteDef[], ops: { first?: RequestHandler[]; onFinished?: ((f: Finished) => void)[] } = {}) {
+export function createApp(config: Config, services: Services, routes: RouteDef[], ops: { first?: RequestHandler[] } = {}) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -42,6 +43,7 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
       res.json(apiDoc);
     });
   }
+  if (config.ops.metricsToken) pages.set('/metrics', metricsPage(services.metrics, config.ops.metricsToken));
   if (config.swaggerUiEnabled) pages.set('/swagger-ui.html', async (_req, res) => { res.type('html').send(swaggerUiHtml(config.brandName)); });
 
   // Operations (ops/): request id, security headers, one access-log line per request; first, so
@@ -54,7 +56,7 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
     next();
   });
 
-  app.use(accessLog(services.log.child({ component: 'http' }), ops.onFinished));
+  app.use(accessLog(services.log.child({ component: 'http' }), [requestMetrics(services.metrics)]));
   app.use(routeRequest(table, pages));
 
   // Bodies: bounded while read, by the matched route's limit.

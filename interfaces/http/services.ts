@@ -42,11 +42,14 @@ import type { PortfolioQueries } from '../../projections/targets/portfolio-queri
 import type { CredentialQueries } from '../../projections/credentials/queries';
 import type { SourceQueries } from '../../projections/sources/queries';
 import type { Logger } from 'winston';
+import type { VigilMetrics } from '../../infrastructure/metrics/vigil-metrics';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
   config: Config;
   log: Logger;
+  /** GET /metrics (issue #15). */
+  metrics: VigilMetrics;
   clock: Clock;
   db: Database;
   store: EventStore;
