@@ -10,7 +10,7 @@ import { dispatch, routeRequest } from './routing';
 import { WindowCounter } from './rate-limits';
 import { refuseNul } from './refuse-nul';
 import { Services } from './services';
-import { swaggerUiHtml } from './swagger-ui';
+import { explorerPages } from './explorer/pages';
 import { useRequestValidation } from './validation';
 import { accessLog } from './ops/access-log';
 import { metricsPage, requestMetrics } from './ops/metrics-page';
@@ -44,7 +44,7 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
     });
   }
   if (config.ops.metricsToken) pages.set('/metrics', metricsPage(services.metrics, config.ops.metricsToken));
-  if (config.swaggerUiEnabled) pages.set('/swagger-ui.html', async (_req, res) => { res.type('html').send(swaggerUiHtml(config.brandName)); });
+  if (config.swaggerUiEnabled) for (const [path, page] of explorerPages(config.brandName)) pages.set(path, page);
 
   // Operations (ops/): request id, security headers, one access-log line per request; first, so
   // that every answer (404s and problem documents included) carries them.
@@ -76,7 +76,7 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
     bearerFailures: new WindowCounter(config.bearerFailuresPerWindow, config.bearerFailureWindowMs),
   }));
 
-  useRequestValidation(app, apiDoc);
+  useRequestValidation(app, apiDoc, pages);
 
   app.use(dispatch());
   app.use(problemHandler(services.log));
