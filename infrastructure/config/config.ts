@@ -5,6 +5,7 @@ import { FeedSettings, loadFeedSettings } from '../feeds/feed-settings';
 import { loadScannerSettings, ScannerSettings } from '../scanning/settings';
 import { loadSiemSettings, SiemSettings } from '../siem/siem-settings';
 import { ExportSettings, loadExportSettings } from '../exports/export-settings';
+import { loadOpsSettings, OpsSettings } from './ops-settings';
 import { parseBoolean, parseDuration, parseInteger, parseSize, SettingError } from './units';
 import { loadOidcSettings, loadSecondFactorFailures, OidcSettings } from './sso-settings';
 
@@ -69,6 +70,8 @@ export interface Config {
   siem: SiemSettings;
   /** Exports and the platform signing key (issue #11): VIGIL_SIGNING_KEY[_FILE], VIGIL_VEX_AUTHOR (infrastructure/exports/export-settings.ts). */
   exports: ExportSettings;
+  /** Running as a service: VIGIL_SHUTDOWN_TIMEOUT, VIGIL_METRICS_TOKEN (infrastructure/config/ops-settings.ts). */
+  ops: OpsSettings;
 }
 
 export interface ScanSettings {
@@ -230,5 +233,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     scanners: loadScannerSettings(env, dataDir),
     exports: loadExportSettings(env, read(env, 'VIGIL_BRAND_NAME') ?? 'Vigil'),
+    ops: loadOpsSettings(env),
   };
 }

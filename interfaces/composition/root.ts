@@ -10,6 +10,7 @@ import { composeScans } from './scans';
 import { composeSiem } from './siem';
 import { composeTargets } from './targets';
 import { composeExports } from './exports';
+import { ScanQueueQueries } from '../../projections/scans/queue-queries';
 
 export type { Overrides } from './core';
 
@@ -24,7 +25,10 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
   const targets = composeTargets(core, identity);
   const backlog = composeBacklog(core, identity, targets);
   const scans = composeScans(core, identity, targets, backlog);
+  const scanQueue = new ScanQueueQueries(core.db);
+  core.metrics.bindReadModels({ projections: () => core.projections.status(), scanCounts: () => scanQueue.countsByStatus() });
   return {
+    metrics: core.metrics,
     config, log: core.log, clock: core.clock, db: core.db, store: core.store, commands: core.commands, projections: core.projections,
     ...identity, targets: targets.targets, credentials: targets.credentials, sources: targets.sources, ...targets.queries, ...backlog, ...scans,
     ...composeGate(core), ...composeScorecards(core, identity), ...composeEnrichment(core),

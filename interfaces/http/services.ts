@@ -56,11 +56,14 @@ import type { SecondFactorService } from '../../application/identity/second-fact
 import type { SecondFactorQueries } from '../../projections/identity/second-factor-queries';
 import type { ScimService } from '../../application/identity/scim-service';
 import type { ScimQueries } from '../../projections/identity/scim-queries';
+import type { VigilMetrics } from '../../infrastructure/metrics/vigil-metrics';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
   config: Config;
   log: Logger;
+  /** GET /metrics (issue #15). */
+  metrics: VigilMetrics;
   clock: Clock;
   db: Database;
   store: EventStore;
