@@ -12,6 +12,7 @@ import { refuseNul } from './refuse-nul';
 import { Services } from './services';
 import { swaggerUiHtml } from './swagger-ui';
 import { useRequestValidation } from './validation';
+import { webPages } from './web-ui';
 
 /**
  * The Express application. Order matters: client address, then the one match of the request
@@ -40,6 +41,8 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
     });
   }
   if (config.swaggerUiEnabled) pages.set('/swagger-ui.html', async (_req, res) => { res.type('html').send(swaggerUiHtml(config.brandName)); });
+  // The web interface: `/` and its built files under /ui/ (web-ui.ts, ADR 0020).
+  for (const [path, page] of webPages(config.brandName)) pages.set(path, page);
 
   app.use((req: VigilRequest, _res, next) => {
     req.clientAddress = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'] as string | undefined, config.trustedProxies);
