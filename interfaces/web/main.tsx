@@ -2,7 +2,7 @@
  * The web interface of Vigil (issue #16, ADR 0020): a client of /api/v1 like any other, with
  * the session's bearer token. Layout, navigation by role, and the page for the current #route.
  */
-import { render } from 'preact';
+import { Fragment, render } from 'preact';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from './api';
@@ -76,7 +76,8 @@ function Route({ loc, me }: { loc: Location; me: Me }) {
   if (loc.path[0] === 'account') return <AccountPage />;
   for (const page of pages) {
     const params = page.match(loc.path);
-    if (params) return page.render({ params, query: loc.query, me });
+    // Keyed by the path: another issue or target is a fresh page, not the last one's form state.
+    if (params) return <Fragment key={loc.path.join('/')}>{page.render({ params, query: loc.query, me })}</Fragment>;
   }
   return <NotFound />;
 }

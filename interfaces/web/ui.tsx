@@ -44,7 +44,7 @@ export function Page({ title, children, actions }: { title: string; children?: C
 export function ProblemNote({ error }: { error: ApiError | null | undefined }) {
   if (!error) return null;
   const conflict = error.kind === 'issue-changed-meanwhile'
-    ? ' Someone or something changed this issue since you opened it: its current state is shown again; decide once more if you still want to.' : '';
+    ? ' The issue is shown below as it is now.' : '';
   return <p class="problem" role="alert"><strong>{error.status ? `${error.status} ${error.problem.title}` : error.problem.title}:</strong> {error.message}{conflict}</p>;
 }
 

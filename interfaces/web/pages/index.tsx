@@ -1,7 +1,11 @@
 /** The page for each #route: a path pattern (':name' takes one segment) and what it shows. */
 import type { ComponentChildren } from 'preact';
 import type { Me } from '../session';
+import { GateVerdicts, Scans } from './activity';
+import { Backlog, Exceptions } from './backlog';
 import { Estate } from './estate';
+import { IssuePage } from './issue';
+import { TargetPage, Targets } from './targets';
 
 export interface PageProps { params: Record<string, string>; query: URLSearchParams; me: Me }
 export interface PageDef { match: (path: string[]) => Record<string, string> | null; render: (props: PageProps) => ComponentChildren }
@@ -23,4 +27,12 @@ const page = (spec: string, render: PageDef['render']): PageDef => ({ match: pat
 
 export const pages: PageDef[] = [
   page('/', (p) => <Estate {...p} />),
+  page('/targets', (p) => <Targets {...p} />),
+  page('/repositories/:id', (p) => <TargetPage {...p} kind="repositories" params={{ ...p.params, kind: 'repositories' }} />),
+  page('/containers/:id', (p) => <TargetPage {...p} kind="containers" params={{ ...p.params, kind: 'containers' }} />),
+  page('/issues', (p) => <Backlog {...p} />),
+  page('/issues/:id', (p) => <IssuePage {...p} />),
+  page('/exceptions', (p) => <Exceptions {...p} />),
+  page('/scans', (p) => <Scans {...p} />),
+  page('/gate', (p) => <GateVerdicts {...p} />),
 ];

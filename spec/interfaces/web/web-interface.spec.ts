@@ -1,13 +1,16 @@
+import fs from 'node:fs';
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { buildWeb, WebManifest } from '../../../scripts/build-web';
 import { launchBrowser } from '../../support/browser';
+import { corpusPath, requireCorpus } from '../../support/corpus';
 import { pathVariants, rawRequest } from '../../support/route-paths';
 import { ADMIN, RunningVigil, startVigil } from '../../support/vigil';
 import { axe, drive, Driven, open, settled, shoot, signIn } from './support';
 
 // Used inside page.evaluate callbacks (the spec's tsconfig has no DOM library).
 declare const sessionStorage: { length: number };
+declare const document: { querySelector(s: string): unknown };
 
 /**
  * The web interface of issue #16 end to end: Debian's Chromium (playwright-core) against a real
@@ -84,5 +87,131 @@ describe('web interface (Chromium against a real Vigil)', function () {
     expect(await p.evaluate(() => sessionStorage.length)).to.equal(0);
     await signIn(admin, ADMIN.username, ADMIN.password);
     await open(admin, '/account', 'Your account');
+  });
+
+  describe('a repository from registration to the gate, with four-eyes triage between two accounts', function () {
+    let repositoryId: number;
+    let lead: Driven;
+    let leadAccount: { id: number; token: string; username: string };
+    before(function () { requireCorpus(this.test!.parent!); });
+
+    it('[S1.4.5-01] an administrator registers a repository from the targets page', async () => {
+      const p = admin.page;
+      await open(admin, '/targets', 'Targets');
+      await p.getByLabel('Repository URL').fill('https://git.example/shop/web-app');
+      await p.getByLabel('Branch').fill('main');
+      await p.getByRole('button', { name: 'Register' }).click();
+      await settled(admin, 'web-app');
+      repositoryId = Number(/repositories\/(\d+)/.exec(p.url())![1]);
+      expect((await v.request('GET', `/repositories/${repositoryId}`, { token: await v.signIn() })).body.url).to.equal('https://git.example/shop/web-app');
+      await shoot(p, 'repository');
+    });
+
+    it('shows a SARIF import made through the API in the repository\'s imports and backlog', async () => {
+      const token = await v.signIn();
+      const key = await v.key(token, { name: 'pipeline', scopes: ['sarif_import', 'read'] });
+      const governor = await v.account(['platform_governor']);
+      const source = await v.request('POST', '/sarif-sources', { token: governor.token, body: { slug: 'ci', name: 'CI', api_key_id: key.id, repository_id: repositoryId, kinds: ['sarif'], tools: ['Semgrep OSS'] } });
+      expect(source.status, source.text).to.equal(201);
+      const imported = await v.request('POST', `/repositories/${repositoryId}/sarif-imports`, { apiKey: key.key, raw: fs.readFileSync(corpusPath('sarif', 'semgrep', 'semgrep-1.69.0.sarif')), contentType: 'application/sarif+json' });
+      expect(imported.status, imported.text).to.equal(201);
+      const p = admin.page;
+      await open(admin, `/repositories/${repositoryId}?tab=imports`, 'web-app');
+      const sarifTable = p.getByRole('table', { name: 'SARIF imports' });
+      expect(await sarifTable.getByRole('row').nth(1).textContent()).to.include('Semgrep OSS 1.69.0').and.include(String(imported.body.createdCount));
+      await shoot(p, 'imports');
+      await open(admin, `/issues?repository_id=${repositoryId}&status=open`, `Backlog of repository ${repositoryId}`);
+      await p.getByLabel('Per page').selectOption('25');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await settled(admin, `Backlog of repository ${repositoryId}`);
+      expect(await p.getByRole('table', { name: 'Issues' }).getByRole('row').count()).to.equal(26); // a header and the first page of 25
+      await p.getByRole('link', { name: 'Next page' }).click();
+      await settled(admin, `Backlog of repository ${repositoryId}`);
+      expect(p.url()).to.include('after=');
+      await p.getByLabel('Severity').selectOption('medium');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await settled(admin, `Backlog of repository ${repositoryId}`);
+      const severities = await p.getByRole('table', { name: 'Issues' }).locator('tbody tr td:nth-child(3)').allTextContents();
+      expect(severities.length).to.be.greaterThan(0);
+      expect(new Set(severities)).to.deep.equal(new Set(['medium']));
+      expect(await axe(p)).to.deep.equal([]);
+      await shoot(p, 'backlog');
+    });
+
+    it('[S1.2.3-03] under four-eyes the administrator asks for not_affected, a security lead approves it in another browser context', async () => {
+      expect((await v.request('PATCH', '/settings', { token: await v.signIn(), body: { triage_four_eyes: true } })).status).to.equal(200);
+      const issueId = (await v.request('GET', `/issues?repository_id=${repositoryId}&limit=1`, { token: await v.signIn() })).body[0].id;
+      const p = admin.page;
+      await open(admin, `/issues/${issueId}`, `Issue #${issueId}`);
+      expect(await p.locator('dl.facts').first().textContent()).to.include('Remediation deadline');
+      await p.getByLabel('Decision', { exact: true }).selectOption('not_affected');
+      await p.getByLabel('Justification').selectOption('code_not_reachable');
+      await p.getByLabel('Comment').first().fill('Only reached from the build script.');
+      await p.getByRole('button', { name: 'Record decision' }).click();
+      await p.getByRole('heading', { name: /Four-eyes request: not affected/ }).waitFor();
+      expect(await p.getByText('You asked for this decision').count()).to.equal(1);
+      await shoot(p, 'issue-requested');
+
+      leadAccount = await v.account(['security_lead'], 'lead');
+      const adminToken = await v.signIn();
+      const team = await v.request('POST', '/teams', { token: adminToken, body: { name: 'AppSec' } });
+      expect((await v.request('POST', `/teams/${team.body.id}/members`, { token: adminToken, body: { accountId: leadAccount.id } })).status).to.be.oneOf([200, 201, 204]);
+      expect((await v.request('POST', `/teams/${team.body.id}/grants`, { token: adminToken, body: { kind: 'repository', id: repositoryId } })).status).to.be.oneOf([200, 201, 204]);
+      lead = await drive(browser, v.url);
+      await signIn(lead, 'lead', 'a-long-enough-password');
+      await open(lead, `/issues/${issueId}`, `Issue #${issueId}`);
+      await lead.page.getByRole('button', { name: 'Approve not affected' }).click();
+      await lead.page.getByRole('heading', { name: 'Decide' }).waitFor();
+      await lead.page.waitForFunction(() => !document.querySelector('#four-eyes'));
+      const issue = await v.request('GET', `/issues/${issueId}`, { token: leadAccount.token });
+      expect(issue.body).to.include({ triageStatus: 'not_affected', justification: 'code_not_reachable', triageRequestedStatus: null });
+      expect(await lead.page.getByRole('table', { name: /Every decision/ }).textContent()).to.include('Only reached from the build script.');
+      expect(lead.errors).to.deep.equal([]);
+      await shoot(lead.page, 'issue-approved');
+    });
+
+    it('an If-Match conflict is said plainly and the issue shown afresh', async () => {
+      const issueId = (await v.request('GET', `/issues?repository_id=${repositoryId}&limit=2`, { token: await v.signIn() })).body[1].id;
+      const p = admin.page;
+      await open(admin, `/issues/${issueId}`, `Issue #${issueId}`);
+      const meanwhile = await v.request('POST', `/issues/${issueId}/triage`, { token: leadAccount.token, body: { status: 'affected', comment: 'meanwhile' } });
+      expect(meanwhile.status, meanwhile.text).to.equal(200);
+      await p.getByLabel('Decision', { exact: true }).selectOption('under_review');
+      admin.expectErrors(/409/);
+      await p.getByRole('button', { name: 'Record decision' }).click();
+      const alert = p.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).to.include('409').and.include('changed this issue since you opened it');
+      await p.getByText('meanwhile').first().waitFor();
+      await shoot(p, 'issue-conflict');
+    });
+
+    it('[S1.4.5-02] decides several issues at once from the backlog (requested under four-eyes)', async () => {
+      const p = admin.page;
+      await open(admin, `/issues?repository_id=${repositoryId}&triage_status=under_review`, `Backlog of repository ${repositoryId}`);
+      const boxes = p.getByRole('checkbox', { name: /^Select issue/ });
+      await boxes.nth(0).check();
+      await boxes.nth(1).check();
+      await p.getByLabel('Decision', { exact: true }).selectOption('will_not_fix');
+      await p.getByLabel('Review in (days)').fill('30');
+      await p.getByRole('button', { name: 'Decide for 2 issues' }).click();
+      await p.getByText('2 decided, 0 refused.').waitFor();
+      await open(admin, '/exceptions?state=requested', 'Exceptions');
+      expect(await p.getByRole('table', { name: 'Exceptions on open issues' }).locator('tbody tr').count()).to.be.at.least(2);
+      await shoot(p, 'exceptions');
+    });
+
+    it('asks the gate from the repository page and shows the verdict in the register', async () => {
+      const p = admin.page;
+      await open(admin, `/repositories/${repositoryId}?tab=verdicts`, 'web-app');
+      await p.getByRole('button', { name: 'Ask the gate now' }).click();
+      const row = p.getByRole('table', { name: 'Gate verdicts, newest first' }).locator('tbody tr').first();
+      await row.waitFor();
+      expect(await row.textContent()).to.include('failed');
+      await open(admin, '/gate', 'Gate verdicts');
+      expect(await p.getByRole('table', { name: 'Gate verdicts, newest first' }).locator('tbody tr').count()).to.equal(1);
+      await shoot(p, 'gate');
+      await lead?.context.close();
+    });
   });
 });
