@@ -181,7 +181,7 @@ describe('web interface (Chromium against a real Vigil)', function () {
       await p.getByRole('button', { name: 'Record decision' }).click();
       const alert = p.getByRole('alert');
       await alert.waitFor();
-      expect(await alert.textContent()).to.include('409').and.include('changed this issue since you opened it');
+      expect(await alert.textContent()).to.include('409').and.include('changed after you read it').and.include('shown below as it is now');
       await p.getByText('meanwhile').first().waitFor();
       await shoot(p, 'issue-conflict');
     });
