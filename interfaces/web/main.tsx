@@ -30,7 +30,8 @@ const NAV: NavItem[] = [
   { path: '/scans', label: 'Scans', shown: everyone },
   { path: '/gate', label: 'Gate verdicts', shown: everyone },
   { path: '/audit', label: 'Audit log', shown: may.readAudit },
-  { path: '/admin', label: 'Administration', shown: (me) => may.administer(me) || may.listSources(me) || may.changeSettings(me) },
+  // Everyone has a section there: their own API keys and the installation's settings (read only for most roles).
+  { path: '/admin', label: 'Administration', shown: everyone },
 ];
 
 function isCurrent(item: NavItem, loc: Location): boolean {

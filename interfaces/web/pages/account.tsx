@@ -14,6 +14,7 @@ export function AccountPage() {
         <dt>Name</dt><dd>{me?.displayName}</dd>
         <dt>Roles</dt><dd>{me?.roles.join(', ')}</dd>
       </dl>
+      <p>Your integration keys: <a href="#/admin/keys">Administration › API keys</a>.</p>
       <h2>Change your password</h2>
       <p class="muted">Your other sessions end; this one stays. A second factor is not offered by this installation's API yet.</p>
       <ActionForm label="Change password" busyLabel="Changing…" onSubmit={async (form) => {

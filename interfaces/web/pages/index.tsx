@@ -2,6 +2,8 @@
 import type { ComponentChildren } from 'preact';
 import type { Me } from '../session';
 import { GateVerdicts, Scans } from './activity';
+import { Admin } from './admin';
+import { AuditLog } from './audit';
 import { Backlog, Exceptions } from './backlog';
 import { Estate } from './estate';
 import { IssuePage } from './issue';
@@ -35,4 +37,7 @@ export const pages: PageDef[] = [
   page('/exceptions', (p) => <Exceptions {...p} />),
   page('/scans', (p) => <Scans {...p} />),
   page('/gate', (p) => <GateVerdicts {...p} />),
+  page('/audit', (p) => <AuditLog {...p} />),
+  page('/admin', (p) => <Admin {...p} />),
+  page('/admin/:section', (p) => <Admin {...p} />),
 ];

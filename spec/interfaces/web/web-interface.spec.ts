@@ -10,7 +10,7 @@ import { axe, drive, Driven, open, settled, shoot, signIn } from './support';
 
 // Used inside page.evaluate callbacks (the spec's tsconfig has no DOM library).
 declare const sessionStorage: { length: number };
-declare const document: { querySelector(s: string): unknown };
+declare const document: { querySelector(s: string): unknown; activeElement: unknown };
 
 /**
  * The web interface of issue #16 end to end: Debian's Chromium (playwright-core) against a real
@@ -89,8 +89,9 @@ describe('web interface (Chromium against a real Vigil)', function () {
     await open(admin, '/account', 'Your account');
   });
 
+  let repositoryId: number;
+
   describe('a repository from registration to the gate, with four-eyes triage between two accounts', function () {
-    let repositoryId: number;
     let lead: Driven;
     let leadAccount: { id: number; token: string; username: string };
     before(function () { requireCorpus(this.test!.parent!); });
@@ -212,6 +213,103 @@ describe('web interface (Chromium against a real Vigil)', function () {
       expect(await p.getByRole('table', { name: 'Gate verdicts, newest first' }).locator('tbody tr').count()).to.equal(1);
       await shoot(p, 'gate');
       await lead?.context.close();
+    });
+  });
+
+  describe('each role, every page', function () {
+    /** The pages of the main navigation and of Administration a role is shown, opened one by one. */
+    async function visitAll(d: Driven, role: string, photograph: boolean): Promise<string[]> {
+      const p = d.page;
+      const nav = await p.getByRole('navigation', { name: 'Main' }).getByRole('link').evaluateAll((links) => links.map((a) => [(a as any).textContent, (a as any).getAttribute('href')]));
+      const routes: Array<[string, string]> = [...nav.map(([label, h]) => [label, String(h).slice(1)] as [string, string]),
+        ['Repository', `/repositories/${repositoryId}`], ['Repository imports', `/repositories/${repositoryId}?tab=imports`], ['Repository scans', `/repositories/${repositoryId}?tab=scans`],
+        ['Repository verdicts', `/repositories/${repositoryId}?tab=verdicts`], ['Issue', '/issues/1'], ['Account', '/account']];
+      await open(d, '/admin', /^Administration/);
+      const tabs = await p.locator('ul.tabs a').evaluateAll((links) => links.map((a) => [(a as any).textContent, (a as any).getAttribute('href')]));
+      routes.push(...tabs.map(([label, h]) => [`Administration ${label}`, String(h).slice(1)] as [string, string]));
+      const violations: string[] = [];
+      for (const [label, route] of routes) {
+        await p.goto(`/#${route}`);
+        await settled(d, /./);
+        if (photograph) {
+          violations.push(...(await axe(p)).map((x) => `${label}: ${x}`));
+          await shoot(p, `${role}-${label.toLowerCase()}`);
+        }
+      }
+      return violations;
+    }
+
+    it('every page opens for the administrator with no console error and no serious axe-core violation; screenshots of each', async function () {
+      this.timeout(120_000);
+      expect(await visitAll(admin, 'administrator', true)).to.deep.equal([]);
+    });
+
+    for (const role of ['ciso', 'security_lead', 'platform_governor', 'auditor', 'writer', 'reader']) {
+      it(`a ${role.replace('_', ' ')} opens every page shown to them without a console error, and is offered only what the role may do`, async () => {
+        const adminToken = await v.signIn();
+        const account = await v.account([role], `${role.replace('_', '-')}-1`);
+        const teams = (await v.request('GET', '/teams', { token: adminToken })).body;
+        await v.request('POST', `/teams/${teams[0].id}/members`, { token: adminToken, body: { accountId: account.id } });
+        const d = await drive(browser, v.url);
+        try {
+          await signIn(d, account.username, 'a-long-enough-password');
+          const nav = await d.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+          expect(nav.includes('Audit log'), 'audit log offered').to.equal(['ciso', 'auditor'].includes(role));
+          await visitAll(d, role, role === 'reader');
+          await open(d, '/targets', 'Targets');
+          expect(await d.page.getByRole('button', { name: 'Register' }).count(), 'register offered').to.equal(['ciso', 'security_lead', 'writer'].includes(role) ? 1 : 0);
+          await open(d, `/issues?repository_id=${repositoryId}`, `Backlog of repository ${repositoryId}`);
+          expect(await d.page.getByRole('checkbox', { name: /^Select issue/ }).count() > 0, 'bulk triage offered').to.equal(['ciso', 'security_lead', 'writer'].includes(role));
+          await open(d, `/repositories/${repositoryId}?tab=verdicts`, 'web-app');
+          expect(await d.page.getByRole('button', { name: 'Ask the gate now' }).count(), 'gate offered').to.equal(['ciso', 'security_lead', 'writer'].includes(role) ? 1 : 0);
+          await open(d, '/admin/sources', /^Administration/);
+          expect(await d.page.getByRole('button', { name: 'Declare source' }).count(), 'declaring sources offered').to.equal(role === 'platform_governor' ? 1 : 0);
+          expect(d.errors).to.deep.equal([]);
+        } finally {
+          await d.context.close();
+        }
+      });
+    }
+  });
+
+  describe('keyboard and window sizes', () => {
+    it('a page takes the focus on its heading; the keyboard reaches the navigation and "Skip to content", which returns to the page; focus is visible', async () => {
+      const p = admin.page;
+      await open(admin, '/targets', 'Targets');
+      expect(await p.evaluate(() => (document as any).activeElement?.id)).to.equal('page-title');
+      const seen: string[] = [];
+      for (let i = 0; i < 20 && seen[seen.length - 1] !== 'Skip to content'; i++) {
+        await p.keyboard.press('Shift+Tab');
+        seen.push(await p.evaluate(() => (document as any).activeElement?.textContent));
+      }
+      expect(seen).to.include.members(['Sign out', 'Audit log', 'Targets', 'Estate', 'Skip to content']);
+      await p.keyboard.press('Enter');
+      expect(await p.evaluate(() => (document as any).activeElement?.id)).to.equal('main');
+      await p.keyboard.press('Tab');
+      const outline = await p.evaluate(() => { const el = (document as any).activeElement; return (globalThis as any).getComputedStyle(el).outlineStyle; });
+      expect(outline).to.not.equal('none');
+      await p.getByLabel('Repository URL').focus();
+      await shoot(p, 'focus');
+    });
+
+    it('a narrow window folds the navigation behind a Menu button', async () => {
+      const p = admin.page;
+      await p.setViewportSize({ width: 390, height: 800 });
+      try {
+        await open(admin, '/', 'Estate');
+        const nav = p.getByRole('navigation', { name: 'Main' });
+        expect(await nav.isVisible()).to.equal(false);
+        await p.getByRole('button', { name: 'Menu' }).click();
+        expect(await nav.isVisible()).to.equal(true);
+        await shoot(p, 'narrow-menu');
+        await nav.getByRole('link', { name: 'Backlog' }).click();
+        await settled(admin, 'Backlog');
+        expect(await nav.isVisible()).to.equal(false);
+        expect(await axe(p)).to.deep.equal([]);
+        await shoot(p, 'narrow-backlog');
+      } finally {
+        await p.setViewportSize({ width: 1280, height: 800 });
+      }
     });
   });
 });
