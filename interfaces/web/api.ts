@@ -39,7 +39,10 @@ export async function call<T = any>(method: string, path: string, options: { bod
   if (options.ifMatch) headers['if-match'] = options.ifMatch;
   let body: BodyInit | undefined;
   if (options.raw !== undefined) { body = options.raw; headers['content-type'] = options.contentType ?? 'application/octet-stream'; }
-  else if (options.body !== undefined) { body = JSON.stringify(options.body); headers['content-type'] = 'application/json'; }
+  else if (options.body !== undefined || method !== 'GET' && method !== 'DELETE') {
+    // A command without fields still sends a JSON body: the API reads every body as JSON (an empty one is refused with 415).
+    body = JSON.stringify(options.body ?? {}); headers['content-type'] = 'application/json';
+  }
   let res: Response;
   try {
     res = await fetch(`/api/v1${path}${queryString(options.query)}`, { method, headers, body, credentials: 'omit', cache: 'no-store' });

@@ -1,6 +1,6 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { PageProps } from '.';
-import { call, get } from '../api';
+import { call } from '../api';
 import { may } from '../roles';
 import { go, href } from '../router';
 import type { Me } from '../session';
@@ -167,7 +167,7 @@ function Overview({ kind, target, card, projects, me, onChange }: { kind: Kind; 
           <h2>Scan now</h2>
           <button type="button" onClick={async () => {
             setScanError(null);
-            try { setScanned((await call<Scan>('POST', `/${kind}/${target.id}/scan`)).body); } catch (e) { setScanError(e); }
+            try { setScanned((await call<Scan>('POST', `/${kind}/${target.id}/scan`, { body: {} })).body); } catch (e) { setScanError(e); }
           }}>Scan now</button>
           <ProblemNote error={scanError} />
           {scanned && <p class="notice" role="status">Scan {scanned.id} requested ({scanned.status}). <a href={href(`/${kind}/${target.id}`, { tab: 'scans' })}>Follow it</a>.</p>}
@@ -257,9 +257,17 @@ function ImportsOf({ id }: { id: number }) {
 /** GET /scans newest first, paged by `before` (Link rel="next"). */
 export function ScanList({ query, path, extra = {}, before }: { query: Record<string, string>; path: string; extra?: Record<string, string>; before?: string }) {
   const scans = useGet<Scan[]>('/scans', { ...query, limit: 50, before });
+  // Progress: while a scan waits or runs, the list is read again every few seconds.
+  const running = scans.data?.some((s) => s.status === 'pending' || s.status === 'scanning') ?? false;
+  useEffect(() => {
+    if (!running) return;
+    const timer = setTimeout(scans.reload, 3000);
+    return () => clearTimeout(timer);
+  }, [running, scans.data]);
   return (
     <>
       <Loading loaded={scans} />
+      {running && <p role="status" class="muted">A scan is waiting or running; this list follows it.</p>}
       <Table caption="Scans, newest first" rowKey={(s) => s.id} rows={scans.data} empty="No scan yet." columns={[
         { label: 'Scan', class: 'num', cell: (s) => s.id },
         { label: 'Target', cell: (s) => <a href={href(`/${s.targetKind === 'container' ? 'containers' : 'repositories'}/${s.targetId}`)}>{s.targetKind} {s.targetId}</a> },
@@ -304,8 +312,4 @@ export function VerdictList({ query, path, extra = {}, before, me, target }: { q
       <Pager path={path} query={{ ...extra, before }} cursor="before" next={verdicts.answer?.next ?? null} />
     </>
   );
-}
-
-export async function targetName(kind: string, id: number): Promise<string> {
-  try { return (await get<Target>(`/${kind === 'container' ? 'containers' : 'repositories'}/${id}`)).body.name; } catch { return `${kind} ${id}`; }
 }

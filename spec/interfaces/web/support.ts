@@ -32,6 +32,9 @@ export async function drive(browser: Browser, url: string): Promise<Driven> {
 
 /** Opens #route and waits until its heading says `title` and nothing is loading any more. */
 export async function open(d: Driven, route: string, title: string | RegExp): Promise<void> {
+  // A fresh load each time (the tab keeps its sessionStorage): a change of '#' alone could be
+  // checked before the page it leads to has replaced the one shown.
+  await d.page.goto('about:blank');
   await d.page.goto(`/#${route}`);
   await settled(d, title);
 }
