@@ -39,11 +39,19 @@ export async function open(d: Driven, route: string, title: string | RegExp): Pr
   await settled(d, title);
 }
 
+/** Waits until the page's heading matches `title` and nothing on it says Loading. */
 export async function settled(d: Driven, title: string | RegExp): Promise<void> {
-  const heading = d.page.locator('h1#page-title');
-  await heading.waitFor();
-  await d.page.waitForFunction(() => !document.querySelector('[role=status]')?.textContent?.includes('Loading'), undefined, { timeout: 10_000 });
-  expect(await heading.textContent()).to.match(typeof title === 'string' ? new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : title);
+  const source = typeof title === 'string' ? `^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$` : title.source;
+  try {
+    await d.page.waitForFunction((src) => {
+      const heading = document.querySelector('h1#page-title');
+      if (!heading || !new RegExp(src).test(heading.textContent ?? '')) return false;
+      return ![...document.querySelectorAll('[role=status]')].some((e: any) => e.textContent?.includes('Loading'));
+    }, source, { timeout: 15_000 });
+  } catch (error) {
+    const shown = await d.page.locator('h1').first().textContent().catch(() => null);
+    throw new Error(`The page did not settle on a heading matching ${source} (shown: ${JSON.stringify(shown)}): ${(error as Error).message.split('\n')[0]}`);
+  }
 }
 
 export async function signIn(d: Driven, username: string, password: string): Promise<void> {

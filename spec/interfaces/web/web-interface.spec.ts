@@ -332,4 +332,62 @@ describe('web interface (Chromium against a real Vigil)', function () {
       }
     });
   });
+
+  describe('keys, passwords and time zones', () => {
+    it('issues an API key whose secret is shown once and works against the API', async () => {
+      const p = admin.page;
+      await open(admin, '/admin/keys', 'Administration: API keys');
+      await p.getByLabel('Key name').fill('ci-pipeline');
+      await p.getByRole('checkbox', { name: 'sarif_import' }).check();
+      await p.getByRole('button', { name: 'Issue key' }).click();
+      const secret = p.locator('.secret code');
+      await secret.waitFor();
+      const key = (await secret.textContent())!;
+      expect(key).to.match(/^vgl_k_/);
+      await shoot(p, 'key-issued');
+      const me = await v.request('GET', '/me', { apiKey: key });
+      expect(me.status).to.equal(200);
+      expect(me.body.scopes).to.have.members(['read', 'sarif_import']);
+      await p.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await p.locator('.secret').count()).to.equal(0);
+      expect(await p.content()).to.not.include(key);
+      await p.getByRole('button', { name: 'Revoke key ci-pipeline' }).click();
+      await p.waitForFunction(() => !document.querySelector('button[aria-label="Revoke key ci-pipeline"]'));
+      expect((await v.request('GET', '/me', { apiKey: key })).status).to.equal(401);
+    });
+
+    it('a person changes their own password and signs in with the new one', async () => {
+      const account = await v.account(['writer'], 'writer-pw');
+      const d = await drive(browser, v.url);
+      try {
+        await signIn(d, account.username, 'a-long-enough-password');
+        await open(d, '/account', 'Your account');
+        await d.page.getByLabel('Current password').fill('a-long-enough-password');
+        await d.page.getByLabel('New password').fill('another-long-password-2026');
+        await d.page.getByRole('button', { name: 'Change password' }).click();
+        await d.page.getByText('Your password was changed.').waitFor();
+        await d.page.getByRole('button', { name: 'Sign out' }).click();
+        await signIn(d, account.username, 'another-long-password-2026');
+        expect(d.errors).to.deep.equal([]);
+      } finally {
+        await d.context.close();
+      }
+    });
+
+    it('shows times in the browser\'s zone, keeping the UTC instant in <time datetime>', async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: v.url, timezoneId: 'Pacific/Auckland', locale: 'en-GB' });
+      const d: Driven = { context, page: await context.newPage(), errors: [], expectErrors: () => undefined };
+      try {
+        await signIn(d, ADMIN.username, ADMIN.password);
+        await open(d, '/issues/1', 'Issue #1');
+        const time = d.page.getByRole('table', { name: /Every decision/ }).locator('time').first();
+        const instant = (await time.getAttribute('datetime'))!;
+        const expected = new Date(instant).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Pacific/Auckland' });
+        expect(await time.textContent()).to.equal(expected);
+        expect(expected).to.not.equal(new Date(instant).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }));
+      } finally {
+        await context.close();
+      }
+    });
+  });
 });
