@@ -17,6 +17,7 @@ import { accessLog } from './ops/access-log';
 import { metricsPage, requestMetrics } from './ops/metrics-page';
 import { requestId } from './ops/request-id';
 import { securityHeaders } from './ops/security-headers';
+import { webPages } from './web-ui';
 
 /**
  * The Express application. Order matters: client address, then the one match of the request
@@ -46,6 +47,8 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
   }
   if (config.ops.metricsToken) pages.set('/metrics', metricsPage(services.metrics, config.ops.metricsToken));
   if (config.swaggerUiEnabled) for (const [path, page] of explorerPages(config.brandName)) pages.set(path, page);
+  // The web interface: `/` and its built files under /ui/ (web-ui.ts, ADR 0020).
+  for (const [path, page] of webPages(config.brandName)) pages.set(path, page);
 
   // Operations (ops/): request id, security headers, one access-log line per request; first, so
   // that every answer (404s and problem documents included) carries them.

@@ -1,0 +1,63 @@
+/**
+ * The interface's only way to the server: /api/v1 with the session's bearer token, as any other
+ * client calls it. Problems (application/problem+json) become ApiError with the server's detail,
+ * shown as written; a 401 ends the session in the page.
+ */
+import { session } from './session';
+
+export interface Problem { status: number; title: string; detail: string; type?: string; [key: string]: unknown }
+
+export class ApiError extends Error {
+  constructor(readonly problem: Problem) { super(problem.detail || problem.title); }
+  get status(): number { return this.problem.status; }
+  /** The conflict type after urn:vigil:problem: (issue-changed-meanwhile, ...). */
+  get kind(): string | undefined { return this.problem.type?.replace(/^urn:vigil:problem:/, ''); }
+}
+
+export interface Answer<T> { status: number; body: T; etag: string | null; next: Record<string, string> | null }
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+export function queryString(query: Query = {}): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+/** The query of Link rel="next" (the API pages with limit and after or before). */
+export function nextOf(link: string | null): Record<string, string> | null {
+  const m = link && /<([^>]+)>\s*;\s*rel="next"/.exec(link);
+  if (!m) return null;
+  return Object.fromEntries(new URL(m[1], location.origin).searchParams.entries());
+}
+
+export async function call<T = any>(method: string, path: string, options: { body?: unknown; query?: Query; ifMatch?: string | null; raw?: BodyInit; contentType?: string } = {}): Promise<Answer<T>> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const token = session.token();
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (options.ifMatch) headers['if-match'] = options.ifMatch;
+  let body: BodyInit | undefined;
+  if (options.raw !== undefined) { body = options.raw; headers['content-type'] = options.contentType ?? 'application/octet-stream'; }
+  else if (options.body !== undefined || method !== 'GET' && method !== 'DELETE') {
+    // A command without fields still sends a JSON body: the API reads every body as JSON (an empty one is refused with 415).
+    body = JSON.stringify(options.body ?? {}); headers['content-type'] = 'application/json';
+  }
+  let res: Response;
+  try {
+    res = await fetch(`/api/v1${path}${queryString(options.query)}`, { method, headers, body, credentials: 'omit', cache: 'no-store' });
+  } catch {
+    throw new ApiError({ status: 0, title: 'No answer', detail: 'The server did not answer; check the connection and try again.' });
+  }
+  const text = await res.text();
+  let parsed: any = null;
+  try { parsed = text ? JSON.parse(text) : null; } catch { parsed = text; }
+  if (!res.ok) {
+    if (res.status === 401 && token && path !== '/auth/sign-in') session.expire();
+    const problem: Problem = typeof parsed === 'object' && parsed ? parsed : { status: res.status, title: res.statusText, detail: String(parsed ?? res.statusText) };
+    throw new ApiError({ ...problem, status: res.status });
+  }
+  return { status: res.status, body: parsed as T, etag: res.headers.get('etag'), next: nextOf(res.headers.get('link')) };
+}
+
+export const get = <T = any>(path: string, query?: Query) => call<T>('GET', path, { query });

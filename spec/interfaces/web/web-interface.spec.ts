@@ -1,0 +1,393 @@
+import fs from 'node:fs';
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { buildWeb, WebManifest } from '../../../scripts/build-web';
+import { launchBrowser } from '../../support/browser';
+import { corpusPath, requireCorpus } from '../../support/corpus';
+import { pathVariants, rawRequest } from '../../support/route-paths';
+import { ADMIN, RunningVigil, startVigil } from '../../support/vigil';
+import { axe, drive, Driven, open, settled, shoot, signIn } from './support';
+
+// Used inside page.evaluate callbacks (the spec's tsconfig has no DOM library).
+declare const sessionStorage: { length: number };
+declare const document: any;
+
+/**
+ * The web interface of issue #16 end to end: Debian's Chromium (playwright-core) against a real
+ * Vigil on loopback, the interface built as `npm run build` builds it. One browser for the suite;
+ * each person has a context of their own.
+ */
+describe('web interface (Chromium against a real Vigil)', function () {
+  this.timeout(60_000);
+  let browser: Browser;
+  let v: RunningVigil;
+  let manifest: WebManifest;
+  let admin: Driven;
+
+  before(async function () {
+    browser = await launchBrowser(this);
+    manifest = await buildWeb();
+    v = await startVigil();
+    admin = await drive(browser, v.url);
+  });
+  after(async () => {
+    await browser?.close();
+    await v?.stop();
+  });
+  afterEach(function () {
+    if (admin) expect(admin.errors, 'console errors').to.deep.equal([]);
+  });
+
+  it('serves the page and its built files on the API\'s port, with a policy that allows no inline script and nothing from elsewhere', async () => {
+    const page = await fetch(`${v.url}/`);
+    expect(page.status).to.equal(200);
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).to.include("script-src 'self'").and.include("default-src 'none'").and.not.include('unsafe-inline');
+    const html = await page.text();
+    expect(html).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).to.include(`/ui/${manifest.script}`);
+    const script = await fetch(`${v.url}/ui/${manifest.script}`);
+    expect(script.status).to.equal(200);
+    expect(script.headers.get('content-type')).to.match(/^text\/javascript/);
+    expect(script.headers.get('cache-control')).to.include('immutable');
+  });
+
+  it('declares only its own paths: any other spelling, file or method answers 404 or 405 like the API', async () => {
+    const asset = `/ui/${manifest.script}`;
+    const paths = ['/index.html', '/ui/', '/ui/manifest.json', '/targets', '/favicon.ico', '//', '/%2F', '/.', ...pathVariants(asset, [true, false]).map((x) => x.path)];
+    const wrong: string[] = [];
+    for (const path of paths) {
+      const r = await rawRequest(v.url, 'GET', path);
+      if (r.status !== 404) wrong.push(`${path}: ${r.status}`);
+    }
+    expect(wrong).to.deep.equal([]);
+    expect((await rawRequest(v.url, 'POST', '/')).status).to.equal(404);
+    expect((await rawRequest(v.url, 'HEAD', asset)).status).to.equal(200);
+  });
+
+  it('signs in with a password, shows the layout with its navigation, and signs out', async () => {
+    const p = admin.page;
+    await p.goto('/');
+    await p.getByLabel('Username').waitFor();
+    expect(await axe(p)).to.deep.equal([]);
+    await shoot(p, 'sign-in');
+    await p.getByLabel('Username').fill(ADMIN.username);
+    await p.getByLabel('Password').fill('not the password');
+    admin.expectErrors(/401/);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('alert').waitFor();
+    expect(await p.getByRole('alert').textContent()).to.include('not right');
+    await signIn(admin, ADMIN.username, ADMIN.password);
+    const nav = await p.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+    expect(nav).to.include.members(['Estate', 'Targets', 'Backlog', 'Administration', 'Audit log']);
+    expect(await axe(p)).to.deep.equal([]);
+    await shoot(p, 'estate');
+    await p.getByRole('button', { name: 'Sign out' }).click();
+    await p.getByLabel('Username').waitFor();
+    expect(await p.evaluate(() => sessionStorage.length)).to.equal(0);
+    await signIn(admin, ADMIN.username, ADMIN.password);
+    await open(admin, '/account', 'Your account');
+  });
+
+  let repositoryId: number;
+
+  describe('a repository from registration to the gate, with four-eyes triage between two accounts', function () {
+    let lead: Driven;
+    let leadAccount: { id: number; token: string; username: string };
+    before(function () { requireCorpus(this.test!.parent!); });
+
+    it('[S1.4.5-01] an administrator registers a repository from the targets page', async () => {
+      const p = admin.page;
+      await open(admin, '/targets', 'Targets');
+      await p.getByLabel('Repository URL').fill('https://git.example/shop/web-app');
+      await p.getByLabel('Branch').fill('main');
+      await p.getByRole('button', { name: 'Register' }).click();
+      await settled(admin, 'web-app');
+      repositoryId = Number(/repositories\/(\d+)/.exec(p.url())![1]);
+      expect((await v.request('GET', `/repositories/${repositoryId}`, { token: await v.signIn() })).body.url).to.equal('https://git.example/shop/web-app');
+      await shoot(p, 'repository');
+      await p.getByRole('button', { name: 'Scan now' }).click();
+      await p.getByText(/Scan \d+ requested/).waitFor();
+      await p.getByRole('link', { name: 'Follow it' }).click();
+      const row = p.getByRole('table', { name: 'Scans, newest first' }).locator('tbody tr').first();
+      await row.waitFor();
+      expect(await row.textContent()).to.match(/pending|scanning|failed/);
+      await shoot(p, 'repository-scans');
+    });
+
+    it('shows a SARIF import made through the API in the repository\'s imports and backlog', async () => {
+      const token = await v.signIn();
+      const key = await v.key(token, { name: 'pipeline', scopes: ['sarif_import', 'read'] });
+      const governor = await v.account(['platform_governor']);
+      const source = await v.request('POST', '/sarif-sources', { token: governor.token, body: { slug: 'ci', name: 'CI', api_key_id: key.id, repository_id: repositoryId, kinds: ['sarif'], tools: ['Semgrep OSS'] } });
+      expect(source.status, source.text).to.equal(201);
+      const imported = await v.request('POST', `/repositories/${repositoryId}/sarif-imports`, { apiKey: key.key, raw: fs.readFileSync(corpusPath('sarif', 'semgrep', 'semgrep-1.69.0.sarif')), contentType: 'application/sarif+json' });
+      expect(imported.status, imported.text).to.equal(201);
+      const p = admin.page;
+      await open(admin, `/repositories/${repositoryId}?tab=imports`, 'web-app');
+      const sarifTable = p.getByRole('table', { name: 'SARIF imports' });
+      expect(await sarifTable.getByRole('row').nth(1).textContent()).to.include('Semgrep OSS 1.69.0').and.include(String(imported.body.createdCount));
+      await shoot(p, 'imports');
+      await open(admin, `/issues?repository_id=${repositoryId}&status=open`, `Backlog of repository ${repositoryId}`);
+      await p.getByLabel('Per page').selectOption('25');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      const rows = p.getByRole('table', { name: 'Issues' }).locator('tbody tr');
+      const firstIssue = () => rows.first().locator('td:nth-child(2)').textContent();
+      await p.waitForFunction(() => (document as any).querySelectorAll('table tbody tr').length === 25); // the first page of 25
+      const first = await firstIssue();
+      await p.getByRole('link', { name: 'Next page' }).click();
+      await p.waitForFunction((was) => (document as any).querySelector('table tbody tr td:nth-child(2)')?.textContent !== was, first);
+      expect(p.url()).to.include('after=');
+      expect(await rows.count()).to.equal(imported.body.createdCount - 25);
+      await p.getByLabel('Severity').selectOption('medium');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await p.waitForFunction(() => [...(document as any).querySelectorAll('table tbody tr td:nth-child(3)')].every((td: any) => td.textContent === 'medium'));
+      const severities = await rows.locator('td:nth-child(3)').allTextContents();
+      expect(severities.length).to.be.greaterThan(0);
+      expect(new Set(severities)).to.deep.equal(new Set(['medium']));
+      expect(await axe(p)).to.deep.equal([]);
+      await shoot(p, 'backlog');
+    });
+
+    it('[S1.2.3-03] under four-eyes the administrator asks for not_affected, a security lead approves it in another browser context', async () => {
+      const p = admin.page;
+      await open(admin, '/admin/settings', 'Administration: Settings');
+      await p.getByLabel('triage four eyes').check();
+      await p.getByRole('button', { name: 'Save settings' }).click();
+      await p.getByText('Saved.').waitFor();
+      expect((await v.request('GET', '/settings', { token: await v.signIn() })).body.triage_four_eyes).to.equal(true);
+      const issueId = (await v.request('GET', `/issues?repository_id=${repositoryId}&limit=1`, { token: await v.signIn() })).body[0].id;
+      await open(admin, `/issues/${issueId}`, `Issue #${issueId}`);
+      expect(await p.locator('dl.facts').first().textContent()).to.include('Remediation deadline');
+      await p.getByLabel('Decision', { exact: true }).selectOption('not_affected');
+      await p.getByLabel('Justification').selectOption('code_not_reachable');
+      await p.getByLabel('Comment').first().fill('Only reached from the build script.');
+      await p.getByRole('button', { name: 'Record decision' }).click();
+      await p.getByRole('heading', { name: /Four-eyes request: not affected/ }).waitFor();
+      expect(await p.getByText('You asked for this decision').count()).to.equal(1);
+      await shoot(p, 'issue-requested');
+
+      leadAccount = await v.account(['security_lead'], 'lead');
+      // The administrator puts the lead in a team granted the repository, from Administration.
+      await open(admin, '/admin/teams', 'Administration: Teams and grants');
+      await p.getByLabel('Team name').fill('AppSec');
+      await p.getByRole('button', { name: 'Create team' }).click();
+      await p.getByLabel('Account to add to AppSec').selectOption({ label: 'lead' });
+      await p.getByRole('button', { name: 'Add member' }).click();
+      await p.getByRole('button', { name: 'Remove lead from AppSec' }).waitFor();
+      await p.getByLabel('Grant to AppSec').selectOption(`repository:${repositoryId}`);
+      await p.getByRole('button', { name: 'Grant', exact: true }).click();
+      await p.getByRole('button', { name: 'Withdraw repository web-app from AppSec' }).waitFor();
+      await shoot(p, 'teams');
+      lead = await drive(browser, v.url);
+      await signIn(lead, 'lead', 'a-long-enough-password');
+      await open(lead, `/issues/${issueId}`, `Issue #${issueId}`);
+      await lead.page.getByRole('button', { name: 'Approve not affected' }).click();
+      await lead.page.getByRole('heading', { name: 'Decide' }).waitFor();
+      await lead.page.waitForFunction(() => !document.querySelector('#four-eyes'));
+      const issue = await v.request('GET', `/issues/${issueId}`, { token: leadAccount.token });
+      expect(issue.body).to.include({ triageStatus: 'not_affected', justification: 'code_not_reachable', triageRequestedStatus: null });
+      expect(await lead.page.getByRole('table', { name: /Every decision/ }).textContent()).to.include('Only reached from the build script.');
+      expect(lead.errors).to.deep.equal([]);
+      await shoot(lead.page, 'issue-approved');
+    });
+
+    it('an If-Match conflict is said plainly and the issue shown afresh', async () => {
+      const issueId = (await v.request('GET', `/issues?repository_id=${repositoryId}&limit=2`, { token: await v.signIn() })).body[1].id;
+      const p = admin.page;
+      await open(admin, `/issues/${issueId}`, `Issue #${issueId}`);
+      const meanwhile = await v.request('POST', `/issues/${issueId}/triage`, { token: leadAccount.token, body: { status: 'affected', comment: 'meanwhile' } });
+      expect(meanwhile.status, meanwhile.text).to.equal(200);
+      await p.getByLabel('Decision', { exact: true }).selectOption('under_review');
+      admin.expectErrors(/409/);
+      await p.getByRole('button', { name: 'Record decision' }).click();
+      const alert = p.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).to.include('409').and.include('changed after you read it').and.include('shown below as it is now');
+      await p.getByText('meanwhile').first().waitFor();
+      await shoot(p, 'issue-conflict');
+    });
+
+    it('[S1.4.5-02] decides several issues at once from the backlog (requested under four-eyes)', async () => {
+      const p = admin.page;
+      await open(admin, `/issues?repository_id=${repositoryId}&triage_status=under_review`, `Backlog of repository ${repositoryId}`);
+      const boxes = p.getByRole('checkbox', { name: /^Select issue/ });
+      await boxes.nth(0).check();
+      await boxes.nth(1).check();
+      await p.getByLabel('Decision', { exact: true }).selectOption('will_not_fix');
+      await p.getByLabel('Review in (days)').fill('30');
+      await p.getByRole('button', { name: 'Decide for 2 issues' }).click();
+      await p.getByText('2 decided, 0 refused.').waitFor();
+      await open(admin, '/exceptions?state=requested', 'Exceptions');
+      expect(await p.getByRole('table', { name: 'Exceptions on open issues' }).locator('tbody tr').count()).to.be.at.least(2);
+      await shoot(p, 'exceptions');
+    });
+
+    it('asks the gate from the repository page and shows the verdict in the register', async () => {
+      const p = admin.page;
+      await open(admin, `/repositories/${repositoryId}?tab=verdicts`, 'web-app');
+      await p.getByRole('button', { name: 'Ask the gate now' }).click();
+      const row = p.getByRole('table', { name: 'Gate verdicts, newest first' }).locator('tbody tr').first();
+      await row.waitFor();
+      expect(await row.textContent()).to.include('failed');
+      await open(admin, '/gate', 'Gate verdicts');
+      expect(await p.getByRole('table', { name: 'Gate verdicts, newest first' }).locator('tbody tr').count()).to.equal(1);
+      await shoot(p, 'gate');
+      await lead?.context.close();
+    });
+  });
+
+  describe('each role, every page', function () {
+    /** The pages of the main navigation and of Administration a role is shown, opened one by one. */
+    async function visitAll(d: Driven, role: string, photograph: boolean): Promise<string[]> {
+      const p = d.page;
+      const nav = await p.getByRole('navigation', { name: 'Main' }).getByRole('link').evaluateAll((links) => links.map((a) => [(a as any).textContent, (a as any).getAttribute('href')]));
+      const routes: Array<[string, string]> = [...nav.map(([label, h]) => [label, String(h).slice(1)] as [string, string]),
+        ['Repository', `/repositories/${repositoryId}`], ['Repository imports', `/repositories/${repositoryId}?tab=imports`], ['Repository scans', `/repositories/${repositoryId}?tab=scans`],
+        ['Repository verdicts', `/repositories/${repositoryId}?tab=verdicts`], ['Issue', '/issues/1'], ['Account', '/account']];
+      await open(d, '/admin', /^Administration/);
+      const tabs = await p.locator('ul.tabs a').evaluateAll((links) => links.map((a) => [(a as any).textContent, (a as any).getAttribute('href')]));
+      routes.push(...tabs.map(([label, h]) => [`Administration ${label}`, String(h).slice(1)] as [string, string]));
+      const violations: string[] = [];
+      for (const [label, route] of routes) {
+        await open(d, route, /./);
+        if (photograph) {
+          violations.push(...(await axe(p)).map((x) => `${label}: ${x}`));
+          await shoot(p, `${role}-${label.toLowerCase()}`);
+        }
+      }
+      return violations;
+    }
+
+    it('every page opens for the administrator with no console error and no serious axe-core violation; screenshots of each', async function () {
+      this.timeout(120_000);
+      expect(await visitAll(admin, 'administrator', true)).to.deep.equal([]);
+    });
+
+    for (const role of ['ciso', 'security_lead', 'platform_governor', 'auditor', 'writer', 'reader']) {
+      it(`a ${role.replace('_', ' ')} opens every page shown to them without a console error, and is offered only what the role may do`, async () => {
+        const adminToken = await v.signIn();
+        const account = await v.account([role], `${role.replace('_', '-')}-1`);
+        const teams = (await v.request('GET', '/teams', { token: adminToken })).body;
+        await v.request('POST', `/teams/${teams[0].id}/members`, { token: adminToken, body: { accountId: account.id } });
+        const d = await drive(browser, v.url);
+        try {
+          await signIn(d, account.username, 'a-long-enough-password');
+          const nav = await d.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+          expect(nav.includes('Audit log'), 'audit log offered').to.equal(['ciso', 'auditor'].includes(role));
+          await visitAll(d, role, role === 'reader');
+          await open(d, '/targets', 'Targets');
+          expect(await d.page.getByRole('button', { name: 'Register' }).count(), 'register offered').to.equal(['ciso', 'security_lead', 'writer'].includes(role) ? 1 : 0);
+          await open(d, `/issues?repository_id=${repositoryId}`, `Backlog of repository ${repositoryId}`);
+          expect(await d.page.getByRole('checkbox', { name: /^Select issue/ }).count() > 0, 'bulk triage offered').to.equal(['ciso', 'security_lead', 'writer'].includes(role));
+          await open(d, `/repositories/${repositoryId}?tab=verdicts`, 'web-app');
+          expect(await d.page.getByRole('button', { name: 'Ask the gate now' }).count(), 'gate offered').to.equal(['ciso', 'security_lead', 'writer'].includes(role) ? 1 : 0);
+          await open(d, '/admin/sources', /^Administration/);
+          expect(await d.page.getByRole('button', { name: 'Declare source' }).count(), 'declaring sources offered').to.equal(role === 'platform_governor' ? 1 : 0);
+          expect(d.errors).to.deep.equal([]);
+        } finally {
+          await d.context.close();
+        }
+      });
+    }
+  });
+
+  describe('keyboard and window sizes', () => {
+    it('a page takes the focus on its heading; the keyboard reaches the navigation and "Skip to content", which returns to the page; focus is visible', async () => {
+      const p = admin.page;
+      await open(admin, '/targets', 'Targets');
+      expect(await p.evaluate(() => (document as any).activeElement?.id)).to.equal('page-title');
+      const seen: string[] = [];
+      for (let i = 0; i < 20 && seen[seen.length - 1] !== 'Skip to content'; i++) {
+        await p.keyboard.press('Shift+Tab');
+        seen.push(await p.evaluate(() => (document as any).activeElement?.textContent));
+      }
+      expect(seen).to.include.members(['Sign out', 'Audit log', 'Targets', 'Estate', 'Skip to content']);
+      await p.keyboard.press('Enter');
+      expect(await p.evaluate(() => (document as any).activeElement?.id)).to.equal('main');
+      await p.keyboard.press('Tab');
+      const outline = await p.evaluate(() => { const el = (document as any).activeElement; return (globalThis as any).getComputedStyle(el).outlineStyle; });
+      expect(outline).to.not.equal('none');
+      await p.getByLabel('Repository URL').focus();
+      await shoot(p, 'focus');
+    });
+
+    it('a narrow window folds the navigation behind a Menu button', async () => {
+      const p = admin.page;
+      await p.setViewportSize({ width: 390, height: 800 });
+      try {
+        await open(admin, '/', 'Estate');
+        const nav = p.getByRole('navigation', { name: 'Main' });
+        expect(await nav.isVisible()).to.equal(false);
+        await p.getByRole('button', { name: 'Menu' }).click();
+        expect(await nav.isVisible()).to.equal(true);
+        await shoot(p, 'narrow-menu');
+        await nav.getByRole('link', { name: 'Backlog' }).click();
+        await settled(admin, 'Backlog');
+        expect(await nav.isVisible()).to.equal(false);
+        expect(await axe(p)).to.deep.equal([]);
+        await shoot(p, 'narrow-backlog');
+      } finally {
+        await p.setViewportSize({ width: 1280, height: 800 });
+      }
+    });
+  });
+
+  describe('keys, passwords and time zones', () => {
+    it('issues an API key whose secret is shown once and works against the API', async () => {
+      const p = admin.page;
+      await open(admin, '/admin/keys', 'Administration: API keys');
+      await p.getByLabel('Key name').fill('ci-pipeline');
+      await p.getByRole('checkbox', { name: 'sarif_import' }).check();
+      await p.getByRole('button', { name: 'Issue key' }).click();
+      const secret = p.locator('.secret code');
+      await secret.waitFor();
+      const key = (await secret.textContent())!;
+      expect(key).to.match(/^vgl_k_/);
+      await shoot(p, 'key-issued');
+      const me = await v.request('GET', '/me', { apiKey: key });
+      expect(me.status).to.equal(200);
+      expect(me.body.scopes).to.have.members(['read', 'sarif_import']);
+      await p.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await p.locator('.secret').count()).to.equal(0);
+      expect(await p.content()).to.not.include(key);
+      await p.getByRole('button', { name: 'Revoke key ci-pipeline' }).click();
+      await p.waitForFunction(() => !document.querySelector('button[aria-label="Revoke key ci-pipeline"]'));
+      expect((await v.request('GET', '/me', { apiKey: key })).status).to.equal(401);
+    });
+
+    it('a person changes their own password and signs in with the new one', async () => {
+      const account = await v.account(['writer'], 'writer-pw');
+      const d = await drive(browser, v.url);
+      try {
+        await signIn(d, account.username, 'a-long-enough-password');
+        await open(d, '/account', 'Your account');
+        await d.page.getByLabel('Current password').fill('a-long-enough-password');
+        await d.page.getByLabel('New password').fill('another-long-password-2026');
+        await d.page.getByRole('button', { name: 'Change password' }).click();
+        await d.page.getByText('Your password was changed.').waitFor();
+        await d.page.getByRole('button', { name: 'Sign out' }).click();
+        await signIn(d, account.username, 'another-long-password-2026');
+        expect(d.errors).to.deep.equal([]);
+      } finally {
+        await d.context.close();
+      }
+    });
+
+    it('shows times in the browser\'s zone, keeping the UTC instant in <time datetime>', async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: v.url, timezoneId: 'Pacific/Auckland', locale: 'en-GB' });
+      const d: Driven = { context, page: await context.newPage(), errors: [], expectErrors: () => undefined };
+      try {
+        await signIn(d, ADMIN.username, ADMIN.password);
+        await open(d, '/issues/1', 'Issue #1');
+        const time = d.page.getByRole('table', { name: /Every decision/ }).locator('time').first();
+        const instant = (await time.getAttribute('datetime'))!;
+        const expected = new Date(instant).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Pacific/Auckland' });
+        expect(await time.textContent()).to.equal(expected);
+        expect(expected).to.not.equal(new Date(instant).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }));
+      } finally {
+        await context.close();
+      }
+    });
+  });
+});
