@@ -16,6 +16,7 @@ import { createLogger } from '../../infrastructure/logging/logger';
 import { allProjections } from '../../projections';
 import { ProjectionRunner } from '../../projections/engine/projection-runner';
 import { SqlVisibility } from '../../projections/identity/visibility';
+import { KeyRingSecretBox } from '../../infrastructure/crypto/key-ring-secret-box';
 
 /** What a test, a benchmark or a CLI may put in place of the adapters the configuration names. */
 export interface Overrides {
@@ -42,6 +43,11 @@ export interface Core {
   /** This process among the instances sharing the database (leases, worker ids). */
   instance: string;
   overrides: Overrides;
+  /**
+   * The one secret box (issue #14): ENCRYPTION_KEY, or under external key custody the data keys the
+   * transit engine unwraps at start (older local keys still open what they sealed).
+   */
+  secretBox: KeyRingSecretBox;
 }
 
 /**
@@ -70,5 +76,8 @@ export function composeCore(config: Config, overrides: Overrides = {}): Core {
   return {
     config, log, clock: overrides.clock ?? systemClock, db, store, ids, projections, commands: new CommandHandler(store, ids, barrier), visibility: new SqlVisibility(db),
     instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, overrides,
+    secretBox: config.kms
+      ? new KeyRingSecretBox(null, [...(config.encryptionKey ? [config.encryptionKey] : []), ...config.previousEncryptionKeys])
+      : new KeyRingSecretBox(config.encryptionKey, config.previousEncryptionKeys),
   };
 }

@@ -47,6 +47,7 @@ import type { SecondFactorService } from '../../application/identity/second-fact
 import type { SecondFactorQueries } from '../../projections/identity/second-factor-queries';
 import type { ScimService } from '../../application/identity/scim-service';
 import type { ScimQueries } from '../../projections/identity/scim-queries';
+import type { DataKeyCustody } from '../../application/credentials/data-key-custody';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -103,4 +104,6 @@ export interface Services {
   /** SCIM 2.0 at /scim/v2 (issue #14). */
   scim: ScimService;
   scimQueries: ScimQueries;
+  /** External key custody (issue #14); null with the local ENCRYPTION_KEY. */
+  dataKeys: DataKeyCustody | null;
 }
