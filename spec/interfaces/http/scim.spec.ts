@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Secret, TOTP } from 'otpauth';
 import { RunningVigil, startVigil } from '../../support/vigil';
 
 type Json = Record<string, any>;
@@ -17,7 +18,7 @@ describe('SCIM 2.0 provisioning', function () {
   let admin: string;
   let token: string;
   before(async () => {
-    v = await startVigil();
+    v = await startVigil({ env: { ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64') } });
     admin = await v.signIn();
     token = (await v.request('POST', '/admin/scim-token', { token: admin })).body.token;
   });
@@ -154,6 +155,19 @@ describe('SCIM 2.0 provisioning', function () {
       expect(refused.body.detail).to.match(/privileged/);
       expect(await v.eventCount()).to.equal(before);
       expect((await scim('GET', '/Users/1')).status).to.equal(404);
+    });
+
+    it('[S1.5-24] an existing account with a local second factor is never bound (409 uniqueness), even though it is no privileged one', async () => {
+      const lara = await v.account(['writer'], 'lara');
+      const begun = await v.request('POST', '/me/second-factor', { token: lara.token });
+      const code = new TOTP({ secret: Secret.fromBase32(begun.body.secret) }).generate();
+      expect((await v.request('POST', '/me/second-factor/confirmation', { token: lara.token, body: { code } })).status).to.equal(200);
+      const before = await v.eventCount();
+      const refused = await create('lara', { externalId: 'idp-lara' });
+      expect(refused.status).to.equal(409);
+      expect(refused.body.scimType).to.equal('uniqueness');
+      expect(refused.body.detail).to.match(/local second factor/);
+      expect(await v.eventCount()).to.equal(before);
     });
 
     it('unknown resources and ids answer 404 in SCIM form; another method 405', async () => {
