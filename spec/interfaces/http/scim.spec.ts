@@ -178,6 +178,23 @@ describe('SCIM 2.0 provisioning', function () {
     });
   });
 
+  it('[S1.5-01] refused SCIM tokens count with every refused bearer of the address: past the ceiling both answer 429, audited once', async () => {
+    const strict = await startVigil({ env: { VIGIL_BEARER_FAILURES_PER_WINDOW: '3' } });
+    try {
+      const wrong = (path: string) => fetch(`${strict.url}${path}`, { headers: { authorization: 'Bearer vgl_scim_not-the-token' } });
+      expect((await wrong('/scim/v2/Users')).status).to.equal(401);
+      expect((await wrong('/api/v1/me')).status).to.equal(401);
+      expect((await wrong('/scim/v2/Users')).status).to.equal(401);
+      const blocked = await wrong('/scim/v2/Users');
+      expect(blocked.status).to.equal(429);
+      expect(Number(blocked.headers.get('retry-after'))).to.be.greaterThan(0);
+      expect((await wrong('/api/v1/me')).status).to.equal(429);
+      expect(await strict.database.db.knex('events').where({ type: 'BearerFailureCeilingReached' })).to.have.length(1);
+    } finally {
+      await strict.stop();
+    }
+  });
+
   describe('Groups (teams)', () => {
     it('create a group with members: a team; add and remove members by PatchOp, signalled VGL-SEC-011', async () => {
       const [a, b] = await Promise.all(['pia', 'quin'].map(async (n) => (await create(n)).body.id as string));
