@@ -27,6 +27,8 @@ export const streams = {
   scimToken: 'scim-token',
   scimUser: (accountId: number) => `scim-user-${accountId}`,
   scimGroup: (teamId: number) => `scim-group-${teamId}`,
+  /** Data keys wrapped by the external key custody (issue #14). */
+  dataKeys: 'data-keys',
   // targets
   target: (kind: TargetKind, id: number) => `${kind}-${id}`,
   /** The reservation of a target's (identity, branch, sub-path) key (trap 4). */

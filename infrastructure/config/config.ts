@@ -8,6 +8,7 @@ import { ExportSettings, loadExportSettings } from '../exports/export-settings';
 import { loadOpsSettings, OpsSettings } from './ops-settings';
 import { parseBoolean, parseDuration, parseInteger, parseSize, SettingError } from './units';
 import { loadOidcSettings, loadSecondFactorFailures, OidcSettings } from './sso-settings';
+import { KmsSettings, loadKmsSettings } from './kms-settings';
 
 /**
  * Every VIGIL_* setting Vigil reads, validated once at start. A malformed value stops the
@@ -42,6 +43,8 @@ export interface Config {
   oidc: OidcSettings | null;
   /** VIGIL_SECOND_FACTOR_FAILURES (issue #14). */
   secondFactorFailures: number;
+  /** External key custody (issue #14): VIGIL_ENCRYPTION_KMS_* (infrastructure/config/kms-settings.ts); null: the local ENCRYPTION_KEY. */
+  kms: KmsSettings | null;
   sessionLifetimeMs: number;
   sessionIdleMs: number;
   apiDocsEnabled: boolean;
@@ -187,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     oidcIssuer: read(env, 'VIGIL_OIDC_ISSUER') ?? null,
     oidc: loadOidcSettings(env),
     secondFactorFailures: loadSecondFactorFailures(env),
+    kms: loadKmsSettings(env),
     sessionLifetimeMs: duration('VIGIL_SESSION_LIFETIME', '12h'),
     sessionIdleMs: duration('VIGIL_SESSION_IDLE', '60m'),
     apiDocsEnabled: bool('VIGIL_API_DOCS_ENABLED', false),

@@ -18,6 +18,7 @@ import { VigilMetrics } from '../../infrastructure/metrics/vigil-metrics';
 import { allProjections } from '../../projections';
 import { ProjectionRunner } from '../../projections/engine/projection-runner';
 import { SqlVisibility } from '../../projections/identity/visibility';
+import { KeyRingSecretBox } from '../../infrastructure/crypto/key-ring-secret-box';
 
 /** What a test, a benchmark or a CLI may put in place of the adapters the configuration names. */
 export interface Overrides {
@@ -46,6 +47,11 @@ export interface Core {
   overrides: Overrides;
   /** GET /metrics: this instance's counters and the read models' gauges (infrastructure/metrics). */
   metrics: VigilMetrics;
+  /**
+   * The one secret box (issue #14): ENCRYPTION_KEY, or under external key custody the data keys the
+   * transit engine unwraps at start (older local keys still open what they sealed).
+   */
+  secretBox: KeyRingSecretBox;
 }
 
 /**
@@ -77,5 +83,8 @@ export function composeCore(config: Config, overrides: Overrides = {}): Core {
   return {
     config, log, clock: overrides.clock ?? systemClock, db, store, ids, projections, commands: new CommandHandler(store, ids, barrier), visibility: new SqlVisibility(db),
     instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, overrides, metrics,
+    secretBox: config.kms
+      ? new KeyRingSecretBox(null, [...(config.encryptionKey ? [config.encryptionKey] : []), ...config.previousEncryptionKeys])
+      : new KeyRingSecretBox(config.encryptionKey, config.previousEncryptionKeys),
   };
 }

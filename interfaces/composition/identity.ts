@@ -18,7 +18,6 @@ import { SsoQueries } from '../../projections/identity/sso-queries';
 import { streams } from '../../domain/shared/streams';
 import { SecondFactorService } from '../../application/identity/second-factor-service';
 import { OtpauthTotp } from '../../infrastructure/crypto/totp';
-import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
 import { SqlChallengeStore } from '../../infrastructure/identity/sql-challenge-store';
 import { SecondFactorQueries } from '../../projections/identity/second-factor-queries';
 import { ScimService } from '../../application/identity/scim-service';
@@ -49,7 +48,7 @@ export function composeIdentity(core: Core) {
   });
   const secondFactorQueries = new SecondFactorQueries(db);
   const secondFactors: SecondFactorService = new SecondFactorService({
-    commands, box: new AesGcmSecretBox(config.encryptionKey, config.previousEncryptionKeys), totp: new OtpauthTotp(), challenges: new SqlChallengeStore(db),
+    commands, box: core.secretBox, totp: new OtpauthTotp(), challenges: new SqlChallengeStore(db),
     accounts: accountQueries, factors: secondFactorQueries, sessions: identity, maxFailures: config.secondFactorFailures, issuer: config.brandName,
   });
   const scimQueries = new ScimQueries(db);

@@ -11,6 +11,10 @@ import { composeSiem } from './siem';
 import { composeTargets } from './targets';
 import { composeExports } from './exports';
 import { ScanQueueQueries } from '../../projections/scans/queue-queries';
+import { DataKeyCustody } from '../../application/credentials/data-key-custody';
+import { VaultTransit } from '../../infrastructure/crypto/vault-transit';
+import { keyId } from '../../infrastructure/crypto/secret-box';
+import { randomBytes } from 'node:crypto';
 
 export type { Overrides } from './core';
 
@@ -35,6 +39,11 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
     ...composeSiem(core, identity, targets.secretBox),
     ...composeExports(core, targets, backlog),
     ...composeAgents(core, targets, scans),
+    // External key custody (issue #14): the data keys are unwrapped by prepare(), before Vigil listens.
+    dataKeys: config.kms ? new DataKeyCustody({
+      custody: new VaultTransit(config.kms), store: core.store, commands: core.commands, clock: core.clock, ring: core.secretBox,
+      localKeys: [...(config.encryptionKey ? [config.encryptionKey] : []), ...config.previousEncryptionKeys], newDataKey: () => randomBytes(32), keyIdOf: keyId,
+    }) : null,
   };
 }
 
@@ -44,6 +53,10 @@ export async function prepare(services: Services): Promise<void> {
   await runMigrations(db.knex, db.engine);
   await projections.ensureCheckpoints();
   await projections.catchUp();
+  if (services.dataKeys) {
+    const unlocked = await services.dataKeys.unlock();
+    log.info(`${unlocked.created ? 'Created and wrapped' : 'Unwrapped'} data key ${unlocked.kid} with the transit engine (VIGIL_ENCRYPTION_KMS_*).`);
+  }
   if (config.bootstrap) {
     const created = await identity.bootstrap(config.bootstrap.username, config.bootstrap.password);
     if (created) log.info(`Created the first account "${config.bootstrap.username}" (administrator) from VIGIL_BOOTSTRAP_USERNAME.`);

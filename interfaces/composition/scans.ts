@@ -33,7 +33,7 @@ export function composeScans(core: Core, identity: IdentityContext, targets: Tar
     enabled: config.scans.embeddedWorker, maxConcurrent: config.scans.maxConcurrent, intervalMs: config.scans.workerIntervalMs,
     labels: config.scans.workerLabels, workerId: `embedded:${core.instance}`,
     // Without ENCRYPTION_KEY nothing stored can be opened: scans needing a credential wait, spending no attempt (S1.3.1-20).
-    holdsCredentials: config.encryptionKey !== null,
+    holdsCredentials: config.encryptionKey !== null || config.kms !== null,
     credentials: targets.cloneCredentials,
   });
   const scanScheduler = new ScanScheduler(new SchedulingQueries(db, targetLookup), scans, scanLifecycle, identity.settings, clock,

@@ -2,7 +2,6 @@ import { CloneCredentials } from '../../application/credentials/clone-credential
 import { CredentialService } from '../../application/credentials/credential-service';
 import { SourceService } from '../../application/sources/source-service';
 import { TargetService } from '../../application/targets/target-service';
-import { AesGcmSecretBox } from '../../infrastructure/crypto/secret-box';
 import { CloneGuard } from '../../infrastructure/scanning/clone-guard';
 import { CredentialQueries } from '../../projections/credentials/queries';
 import { SqlKeyLookup } from '../../projections/identity/key-lookup';
@@ -16,8 +15,8 @@ import { IdentityContext } from './identity';
 /** Repositories and images, their stored clone credentials, and the declared import sources. */
 export function composeTargets(core: Core, identity: IdentityContext) {
   const { config, db, commands, ids } = core;
-  // Stored clone credentials sealed under ENCRYPTION_KEY (VIGIL_PREVIOUS_ENCRYPTION_KEYS open older ones).
-  const secretBox = new AesGcmSecretBox(config.encryptionKey, config.previousEncryptionKeys);
+  // Stored clone credentials sealed under ENCRYPTION_KEY or the custody's data key (VIGIL_PREVIOUS_ENCRYPTION_KEYS open older ones).
+  const secretBox = core.secretBox;
   const targetQueries = new TargetQueries(db, core.visibility, { defaultIntervalDays: () => identity.settings.get<number>('scan_default_interval_days') });
   const portfolioQueries = new PortfolioQueries(db, core.visibility);
   const repositories = new RepositoryLookups(db);

@@ -57,6 +57,7 @@ import type { SecondFactorQueries } from '../../projections/identity/second-fact
 import type { ScimService } from '../../application/identity/scim-service';
 import type { ScimQueries } from '../../projections/identity/scim-queries';
 import type { VigilMetrics } from '../../infrastructure/metrics/vigil-metrics';
+import type { DataKeyCustody } from '../../application/credentials/data-key-custody';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -128,4 +129,6 @@ export interface Services {
   /** SCIM 2.0 at /scim/v2 (issue #14). */
   scim: ScimService;
   scimQueries: ScimQueries;
+  /** External key custody (issue #14); null with the local ENCRYPTION_KEY. */
+  dataKeys: DataKeyCustody | null;
 }

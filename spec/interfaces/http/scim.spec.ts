@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Secret, TOTP } from 'otpauth';
 import { RunningVigil, startVigil } from '../../support/vigil';
 
 type Json = Record<string, any>;
@@ -17,7 +18,7 @@ describe('SCIM 2.0 provisioning', function () {
   let admin: string;
   let token: string;
   before(async () => {
-    v = await startVigil();
+    v = await startVigil({ env: { ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64') } });
     admin = await v.signIn();
     token = (await v.request('POST', '/admin/scim-token', { token: admin })).body.token;
   });
@@ -156,12 +157,42 @@ describe('SCIM 2.0 provisioning', function () {
       expect((await scim('GET', '/Users/1')).status).to.equal(404);
     });
 
+    it('[S1.5-24] an existing account with a local second factor is never bound (409 uniqueness), even though it is no privileged one', async () => {
+      const lara = await v.account(['writer'], 'lara');
+      const begun = await v.request('POST', '/me/second-factor', { token: lara.token });
+      const code = new TOTP({ secret: Secret.fromBase32(begun.body.secret) }).generate();
+      expect((await v.request('POST', '/me/second-factor/confirmation', { token: lara.token, body: { code } })).status).to.equal(200);
+      const before = await v.eventCount();
+      const refused = await create('lara', { externalId: 'idp-lara' });
+      expect(refused.status).to.equal(409);
+      expect(refused.body.scimType).to.equal('uniqueness');
+      expect(refused.body.detail).to.match(/local second factor/);
+      expect(await v.eventCount()).to.equal(before);
+    });
+
     it('unknown resources and ids answer 404 in SCIM form; another method 405', async () => {
       expect((await scim('GET', '/Things')).status).to.equal(404);
       expect((await scim('GET', '/Users/abc')).status).to.equal(404);
       expect((await scim('GET', '/users')).status).to.equal(404);
       expect((await scim('DELETE', '/Users')).status).to.equal(405);
     });
+  });
+
+  it('[S1.5-01] refused SCIM tokens count with every refused bearer of the address: past the ceiling both answer 429, audited once', async () => {
+    const strict = await startVigil({ env: { VIGIL_BEARER_FAILURES_PER_WINDOW: '3' } });
+    try {
+      const wrong = (path: string) => fetch(`${strict.url}${path}`, { headers: { authorization: 'Bearer vgl_scim_not-the-token' } });
+      expect((await wrong('/scim/v2/Users')).status).to.equal(401);
+      expect((await wrong('/api/v1/me')).status).to.equal(401);
+      expect((await wrong('/scim/v2/Users')).status).to.equal(401);
+      const blocked = await wrong('/scim/v2/Users');
+      expect(blocked.status).to.equal(429);
+      expect(Number(blocked.headers.get('retry-after'))).to.be.greaterThan(0);
+      expect((await wrong('/api/v1/me')).status).to.equal(429);
+      expect(await strict.database.db.knex('events').where({ type: 'BearerFailureCeilingReached' })).to.have.length(1);
+    } finally {
+      await strict.stop();
+    }
   });
 
   describe('Groups (teams)', () => {

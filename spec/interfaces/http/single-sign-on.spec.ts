@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { Secret, TOTP } from 'otpauth';
 import { Browser, cliIdToken, CLI_CLIENT, IDP_CLIENT, RunningIdp, signOn, startIdp } from '../../support/oidc';
 import { ADMIN, RunningVigil, startVigil } from '../../support/vigil';
+import { loadConfig } from '../../../infrastructure/config/config';
 
 type Json = Record<string, any>;
 
@@ -147,6 +148,25 @@ describe('Single sign-on (OIDC)', function () {
       expect(garbage.status).to.equal(401);
       expect(await v.eventCount()).to.equal(before);
     });
+  });
+
+  it('[S1.5-17] a provider that cannot be reached: login answers 502 sso-provider-unreachable, and the start did not wait for it', async () => {
+    const v = await startVigil({ env: { VIGIL_OIDC_ISSUER: 'http://127.0.0.1:9', VIGIL_OIDC_CLIENT_ID: 'vigil', VIGIL_OIDC_CLIENT_SECRET: 'secret' } });
+    try {
+      const res = await new Browser().get(`${v.url}/api/v1/auth/oidc/login`);
+      expect(res.status).to.equal(502);
+      expect(((await res.json()) as Json).type).to.equal('urn:vigil:problem:sso-provider-unreachable');
+    } finally {
+      await v.stop();
+    }
+  });
+
+  it('[S1.8.3-24] an issuer without the client id or secret stops the start', () => {
+    expect(() => loadConfig({ VIGIL_OIDC_ISSUER: 'https://idp.example' })).to.throw(/VIGIL_OIDC_CLIENT_ID/);
+    expect(() => loadConfig({ VIGIL_OIDC_ISSUER: 'https://idp.example', VIGIL_OIDC_CLIENT_ID: 'vigil' })).to.throw(/VIGIL_OIDC_CLIENT_SECRET/);
+    expect(() => loadConfig({ VIGIL_OIDC_ISSUER: 'https://idp.example', VIGIL_OIDC_CLIENT_ID: 'vigil', VIGIL_OIDC_CLIENT_SECRET: 'a', VIGIL_OIDC_CLIENT_SECRET_FILE: '/x' })).to.throw(/both set/);
+    expect(loadConfig({ VIGIL_OIDC_ISSUER: 'https://idp.example', VIGIL_OIDC_CLIENT_ID: 'vigil', VIGIL_OIDC_CLIENT_SECRET: 'a' }).oidc)
+      .to.deep.include({ defaultRole: 'reader', requireMfa: false, mfaAmr: ['mfa', 'otp', 'hwk', 'fido'], mfaAcr: [], linkPrivilegedAccounts: false, exchangeAudiences: [] });
   });
 
   describe('with VIGIL_OIDC_REQUIRE_MFA', () => {
