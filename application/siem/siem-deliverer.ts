@@ -15,6 +15,12 @@ export interface DelivererOptions {
   batchSize: number;
 }
 
+/**
+ * The deliverer's lease, renewed before each batch (a batch is bounded by the connection timeout):
+ * short, so that an instance killed with SIGKILL holds up delivery for half a minute at most.
+ */
+export const LEASE_MS = 30_000;
+
 export interface DrainSummary { delivered: number; retrying: number; failed: number; abandoned: number; belowMinimum: number }
 
 /**
@@ -66,7 +72,7 @@ export class SiemDeliverer {
   async drain(): Promise<DrainSummary> {
     const summary: DrainSummary = { delivered: 0, retrying: 0, failed: 0, abandoned: 0, belowMinimum: 0 };
     const now = this.clock.now();
-    if (!(await this.lease.acquire(now, Math.max(this.options.intervalMs * 3, 60_000)))) return summary;
+    if (!(await this.lease.acquire(now, LEASE_MS))) return summary;
     const config = await this.outbox.config();
     if (!config) return summary;
     let destination: Destination | null = null;
@@ -90,6 +96,8 @@ export class SiemDeliverer {
       summary.abandoned += stale.length;
       summary.belowMinimum += below.length;
       if (sending.length === 0) continue;
+      // Held batch by batch: an instance killed mid-turn lets another take over within LEASE_MS.
+      if (!(await this.lease.acquire(this.clock.now(), LEASE_MS))) return summary;
       destination ??= await this.destination(config);
       try {
         await this.transport.send(destination, sending.map((r) => this.message(r)));
