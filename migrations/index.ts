@@ -15,6 +15,7 @@ import { v013AuditChainScheme2 } from './v013-audit-chain-scheme-2';
 import { v014ProjectionFailures } from './v014-projection-failures';
 import { v016AuditChainScheme3 } from './v016-audit-chain-scheme-3';
 import { v017SiemExport } from './v017-siem-export';
+import { v018AuditMirror } from './v018-audit-mirror';
 
 export interface Migration {
   name: string;
@@ -22,7 +23,7 @@ export interface Migration {
 }
 
 /** In order. Never edit a migration that has shipped: add the next one. */
-export const migrations: Migration[] = [v001EventLog, v002Identity, v003Targets, v004Backlog, v005BuildSbomComponents, v006Scorecards, v007Scans, v008Enrichment, v009GateIndexes, v010Credentials, v011ProjectionHandledPosition, v012EventsIdempotencePerStream, v013AuditChainScheme2, v014ProjectionFailures, v016AuditChainScheme3, v017SiemExport];
+export const migrations: Migration[] = [v001EventLog, v002Identity, v003Targets, v004Backlog, v005BuildSbomComponents, v006Scorecards, v007Scans, v008Enrichment, v009GateIndexes, v010Credentials, v011ProjectionHandledPosition, v012EventsIdempotencePerStream, v013AuditChainScheme2, v014ProjectionFailures, v016AuditChainScheme3, v017SiemExport, v018AuditMirror];
 
 /** knex's migrator with our list as its source: it keeps knex_migrations and a lock row, so two instances starting together run each migration once. */
 export async function runMigrations(knex: Knex, engine: 'postgres' | 'mysql' | 'pglite'): Promise<void> {

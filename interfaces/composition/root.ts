@@ -6,7 +6,7 @@ import { composeCore, Overrides } from './core';
 import { composeIdentity } from './identity';
 import { composeEnrichment, composeGate, composeScorecards } from './insight';
 import { composeScans } from './scans';
-import { composeSiem } from './siem';
+import { composeAudit, composeSiem } from './siem';
 import { composeTargets } from './targets';
 
 export type { Overrides } from './core';
@@ -26,7 +26,7 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
     config, log: core.log, clock: core.clock, db: core.db, store: core.store, commands: core.commands, projections: core.projections,
     ...identity, targets: targets.targets, credentials: targets.credentials, sources: targets.sources, ...targets.queries, ...backlog, ...scans,
     ...composeGate(core), ...composeScorecards(core, identity), ...composeEnrichment(core),
-    ...composeSiem(core, identity, targets.secretBox),
+    ...composeSiem(core, identity, targets.secretBox), ...composeAudit(core),
   };
 }
 

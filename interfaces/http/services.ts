@@ -45,6 +45,8 @@ import type { Logger } from 'winston';
 import type { SiemService } from '../../application/siem/siem-service';
 import type { SiemDeliverer } from '../../application/siem/siem-deliverer';
 import type { SqlOutbox } from '../../projections/siem/outbox';
+import type { AuditService } from '../../application/audit/audit-service';
+import type { AuditMirror } from '../../application/audit/audit-mirror';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -98,4 +100,7 @@ export interface Services {
   siem: SiemService;
   siemDeliverer: SiemDeliverer;
   siemOutbox: SqlOutbox;
+  /** Audit verification (a failure audited once) and the JSON-lines mirror, null unless VIGIL_AUDIT_MIRROR is set. */
+  audit: AuditService;
+  auditMirror: AuditMirror | null;
 }

@@ -1,5 +1,6 @@
 import { Database } from '../../infrastructure/db/database';
 import { AuditEntry } from '../../domain/audit/chain';
+import { operationOf, typesOf } from '../../domain/audit/operations';
 import { AuditVerification, verifyAuditChain } from './verification';
 
 /**
@@ -10,15 +11,26 @@ import { AuditVerification, verifyAuditChain } from './verification';
 export class AuditQueries {
   constructor(private readonly db: Database) {}
 
-  async list(after: number, limit: number, filter: { type?: string; actor?: number; since?: string }) {
+  /**
+   * Entries in chain order after `after` (seq): by operation (domain/audit/operations.ts) or event
+   * type, actor, target (the stream, e.g. `repository-4`, `account-2`), and time from since
+   * (inclusive) to until (exclusive).
+   */
+  async list(after: number, limit: number, filter: { type?: string; operation?: string; actor?: number; target?: string; since?: string; until?: string }) {
     const q = this.db.knex('audit_log').where('seq', '>', after).orderBy('seq').limit(limit + 1);
     if (filter.type) q.where('type', filter.type);
+    if (filter.operation) {
+      const known: string[] = (await this.db.knex('audit_log').distinct('type')).map((r: { type: string }) => r.type);
+      q.whereIn('type', typesOf(filter.operation, known).concat(['']));
+    }
     if (filter.actor !== undefined) q.where('actor', filter.actor);
+    if (filter.target) q.where('stream_id', filter.target);
     if (filter.since) q.where('at', '>=', filter.since);
+    if (filter.until) q.where('at', '<', filter.until);
     const rows: AuditEntry[] = await q;
     const items = rows.slice(0, limit).map((r) => ({
       seq: Number(r.seq), eventId: String(r.event_id), stream: r.stream_id, revision: Number(r.revision), position: Number(r.position), commit: String(r.commit_id),
-      type: r.type, actor: r.actor === null ? null : Number(r.actor), address: r.address, at: r.at,
+      type: r.type, operation: operationOf(r.type), actor: r.actor === null ? null : Number(r.actor), address: r.address, at: r.at,
       metadataHash: r.metadata_hash, dataHash: r.data_hash, prevHash: r.prev_hash, hash: r.hash,
     }));
     return { items, next: rows.length > limit ? items[items.length - 1].seq : null };
