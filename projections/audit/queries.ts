@@ -36,6 +36,15 @@ export class AuditQueries {
     return { items, next: rows.length > limit ? items[items.length - 1].seq : null };
   }
 
+  /**
+   * The newest entry (seq, hash, position, at): kept outside Vigil (a ticket, the SIEM), it shows
+   * a removal of the newest entries that verification alone cannot. Not signed: no platform key yet.
+   */
+  async head(): Promise<{ seq: number; hash: string; position: number; at: string } | { seq: 0; hash: string; position: 0; at: null }> {
+    const r: AuditEntry | undefined = await this.db.knex('audit_log').orderBy('seq', 'desc').first();
+    return r ? { seq: Number(r.seq), hash: r.hash, position: Number(r.position), at: r.at } : { seq: 0, hash: '0'.repeat(64), position: 0, at: null };
+  }
+
   async verify(): Promise<AuditVerification> {
     return verifyAuditChain(this.db);
   }

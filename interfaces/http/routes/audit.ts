@@ -33,6 +33,11 @@ export function auditRoutes(s: Services): RouteDef[] {
       },
     },
     {
+      method: 'get', path: '/audit-log/head', tag: 'Audit', summary: 'The newest entry\'s seq, hash, position and time: keep it elsewhere to detect a removal of the newest entries', auth: auditors,
+      responses: { 200: { description: '{seq, hash, position, at}' } },
+      handler: async () => audit.head(),
+    },
+    {
       method: 'get', path: '/audit-log/verification', tag: 'Audit', summary: 'Recomputes the chain from the events table and compares it with the stored one, entry by entry', auth: auditors,
       // Read-only: the periodic verification (VIGIL_AUDIT_VERIFY_INTERVAL) audits a failure once and signals VGL-SEC-018.
       responses: { 200: { description: '{valid, entries, brokenAt, brokenPosition, differs, reason}' } },

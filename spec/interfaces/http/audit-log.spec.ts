@@ -160,6 +160,13 @@ describe('Audit log for auditors: entries, filters, mirror, verification, rebuil
     }
   });
 
+  it('GET /audit-log/head names the newest entry (seq, hash), to be kept elsewhere', async () => {
+    const chain = await entries('');
+    const head = await v.request('GET', '/audit-log/head', { token: admin });
+    expect(head.status).to.equal(200);
+    expect(head.body).to.include({ seq: chain[chain.length - 1].seq, hash: chain[chain.length - 1].hash });
+  });
+
   it('npm run projections:rebuild yields the same chain, entry for entry', async () => {
     const before = await v.database.db.knex('audit_log').orderBy('seq').select();
     const outboxBefore = await v.database.db.knex('siem_outbox').orderBy('position').select();
