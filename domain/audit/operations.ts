@@ -33,3 +33,11 @@ export function operationOf(type: string): string {
 export function typesOf(operation: string, known: readonly string[]): string[] {
   return known.filter((t) => operationOf(t) === operation);
 }
+
+/**
+ * The outcome an entry records: refusals, failures and ceilings reached are failures, a verdict's
+ * own outcome is in its data (the gate's register), everything else is a success.
+ */
+export function outcomeOf(type: string): 'success' | 'failure' {
+  return /Refused|Failed|FailureCeiling|Throttle(d)?$/.test(type) ? 'failure' : 'success';
+}

@@ -1,6 +1,6 @@
 import { Database } from '../../infrastructure/db/database';
 import { AuditEntry } from '../../domain/audit/chain';
-import { operationOf, typesOf } from '../../domain/audit/operations';
+import { operationOf, outcomeOf, typesOf } from '../../domain/audit/operations';
 import { AuditVerification, verifyAuditChain } from './verification';
 
 /**
@@ -30,7 +30,7 @@ export class AuditQueries {
     const rows: AuditEntry[] = await q;
     const items = rows.slice(0, limit).map((r) => ({
       seq: Number(r.seq), eventId: String(r.event_id), stream: r.stream_id, revision: Number(r.revision), position: Number(r.position), commit: String(r.commit_id),
-      type: r.type, operation: operationOf(r.type), actor: r.actor === null ? null : Number(r.actor), address: r.address, at: r.at,
+      type: r.type, operation: operationOf(r.type), outcome: outcomeOf(r.type), target: r.stream_id, actor: r.actor === null ? null : Number(r.actor), address: r.address, at: r.at,
       metadataHash: r.metadata_hash, dataHash: r.data_hash, prevHash: r.prev_hash, hash: r.hash,
     }));
     return { items, next: rows.length > limit ? items[items.length - 1].seq : null };

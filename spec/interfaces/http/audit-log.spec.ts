@@ -55,7 +55,7 @@ describe('Audit log for auditors: entries, filters, mirror, verification, rebuil
     expect((await v.request('POST', `/repositories/${s.repositoryId}/test-report-imports`, { apiKey: s.key, raw: junit, contentType: 'application/xml' })).status).to.equal(201);
     const [coverage] = await entries('operation=COVERAGE_IMPORTED');
     const [tests] = await entries('operation=TEST_REPORT_IMPORTED');
-    expect(coverage).to.include({ operation: 'COVERAGE_IMPORTED', type: 'CoverageImportAccepted', address: '127.0.0.1' });
+    expect(coverage).to.include({ operation: 'COVERAGE_IMPORTED', type: 'CoverageImportAccepted', address: '127.0.0.1', outcome: 'success' });
     expect(tests).to.include({ operation: 'TEST_REPORT_IMPORTED', type: 'TestReportImportAccepted' });
     expect(await signalOf(coverage.eventId)).to.equal(null);
     expect(await signalOf(tests.eventId)).to.equal(null);
@@ -66,7 +66,7 @@ describe('Audit log for auditors: entries, filters, mirror, verification, rebuil
     const refused = await v.request('POST', `/repositories/${s.repositoryId}/test-report-imports`, { apiKey: s.key, raw: '<testsuite name="s"/>', contentType: 'application/xml' });
     expect(refused.status).to.equal(403);
     const [entry] = (await entries('operation=REPORT_IMPORT_REFUSED')).slice(-1);
-    expect(entry).to.include({ operation: 'REPORT_IMPORT_REFUSED', address: '127.0.0.1' });
+    expect(entry).to.include({ operation: 'REPORT_IMPORT_REFUSED', address: '127.0.0.1', outcome: 'failure', target: 'import-refusals' });
     expect(await signalOf(entry.eventId)).to.equal('VGL-SEC-027');
   });
 
