@@ -164,7 +164,7 @@ describe('SIEM export over HTTP (spec 2 §4.5, §6)', function () {
     }
   });
 
-  it('[S2.6-07] [S2.6-08] [S2.6-09] [S2.6-10] switching off sends VGL-SEC-028 to the collector being left, records whether it arrived, and abandons queued events', async () => {
+  it('[S2.6-06] [S2.6-07] [S2.6-08] [S2.6-09] [S2.6-10] switching off sends VGL-SEC-028 to the collector being left, records whether it arrived, and abandons queued events', async () => {
     await allowPrivate(true);
     const old = await tcpReceiver();
     const next = await tcpReceiver();
@@ -283,6 +283,35 @@ describe('SIEM export over HTTP (spec 2 §4.5, §6)', function () {
       expect((await v.request('POST', '/siem/test', { token: admin })).body.arrived).to.equal(false);
     } finally {
       await tlsServer.close();
+    }
+  });
+});
+
+describe('SIEM outbox on MariaDB (the outbox and delivery SQL on the other engine)', function () {
+  this.timeout(120_000);
+  it('[S2.6-01] [S2.6-02] an event is queued with its cause and delivered over TCP, once', async function () {
+    let v: RunningVigil;
+    try {
+      v = await startVigil({ engine: 'mysql' });
+    } catch (error) {
+      if (process.env.CI === 'true') throw error;
+      this.skip();
+    }
+    const tcp = await tcpReceiver();
+    try {
+      const admin = await v!.signIn();
+      await v!.request('PATCH', '/settings', { token: admin, body: { siem_allow_private_destination: true } });
+      expect((await v!.request('PUT', '/siem/config', { token: admin, body: { enabled: true, protocol: 'syslog_tcp', endpoint: tcp.endpoint, minimumSeverity: 'low' } })).status).to.equal(200);
+      const key = await v!.request('POST', '/api-keys', { token: admin, body: { name: 'maria', scopes: ['read'] } });
+      expect(key.status).to.equal(201);
+      const row = await v!.database.db.knex('siem_outbox').where({ signature: 'VGL-SEC-012' }).first();
+      expect((await v!.services.siemDeliverer.drain()).delivered).to.equal(2);
+      expect((await v!.services.siemDeliverer.drain()).delivered).to.equal(0);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(tcp.frames.filter((f) => f.includes(`externalId=${row.event_id}`))).to.have.length(1);
+    } finally {
+      await tcp.close();
+      await v!.stop();
     }
   });
 });
