@@ -15,7 +15,7 @@ describe('SIEM export over HTTP (spec 2 §4.5, §6)', function () {
 
   before(async () => {
     clock = new ManualClock(new Date('2026-11-25T12:00:00.000Z'));
-    v = await startVigil({ clock, env: { ENCRYPTION_KEY: KEY, VIGIL_SIEM_HOSTNAME: 'vigil-test', VIGIL_SIEM_TIMEOUT: '3s' } });
+    v = await startVigil({ clock, env: { ENCRYPTION_KEY: KEY, VIGIL_SIEM_HOSTNAME: 'vigil-test', VIGIL_SIEM_TIMEOUT: '3s', VIGIL_TRUSTED_PROXIES: '127.0.0.1' } });
     admin = await v.signIn();
   });
   after(async () => { await v.services.siemDeliverer.stop(); await v.stop(); });
@@ -123,6 +123,26 @@ describe('SIEM export over HTTP (spec 2 §4.5, §6)', function () {
 
   const outboxCount = async () => Number((await v.database.db.knex('siem_outbox').count({ n: '*' }).first())?.n ?? 0);
   const settingChange = (value: boolean) => v.request('PATCH', '/settings', { token: admin, body: { triage_four_eyes: value } });
+
+  it('[S2.6-29] CEF src is the address the audit entry recorded, resolved through the trusted-proxy list', async () => {
+    await allowPrivate(true);
+    const tcp = await tcpReceiver();
+    try {
+      await put({ enabled: true, protocol: 'syslog_tcp', endpoint: tcp.endpoint, minimumSeverity: 'low' });
+      const r = await v.request('PATCH', '/settings', { token: admin, body: { triage_four_eyes: true }, headers: { 'x-forwarded-for': '198.51.100.77' } });
+      expect(r.status).to.equal(200);
+      const row = await v.database.db.knex('siem_outbox').orderBy('position', 'desc').first();
+      const entry = await v.database.db.knex('audit_log').where({ event_id: row.event_id }).first();
+      expect(entry.address).to.equal('198.51.100.77');
+      await v.services.siemDeliverer.drain();
+      await new Promise((res) => setTimeout(res, 100));
+      expect(tcp.frames.find((f) => f.includes(`externalId=${row.event_id}`))).to.contain(' src=198.51.100.77 ');
+      await v.request('PATCH', '/settings', { token: admin, body: { triage_four_eyes: false } });
+      await v.services.siemDeliverer.drain();
+    } finally {
+      await tcp.close();
+    }
+  });
 
   it('[S2.6-04] a refused change queues nothing', async () => {
     await allowPrivate(true);
