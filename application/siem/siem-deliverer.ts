@@ -84,9 +84,10 @@ export class SiemDeliverer {
       if (rows.length === 0) {
         retries = false;
         const fresh = await this.outbox.fresh(watermark, this.options.batchSize);
-        if (fresh.length === 0) return summary;
-        watermark = fresh[fresh.length - 1].position;
-        rows = fresh;
+        if (fresh.scannedTo === null) return summary;
+        watermark = fresh.scannedTo;
+        rows = fresh.rows;
+        if (rows.length === 0) continue;
       }
       const stale = rows.filter((r) => !config.enabled || r.generation !== config.generation);
       const below = rows.filter((r) => !stale.includes(r) && !passesMinimum(r.severity, config.minimumSeverity));
