@@ -20,6 +20,7 @@ import { v024AgentOperations } from './v024-agent-operations';
 import { v026SingleSignOn } from './v026-single-sign-on';
 import { v027SecondFactor } from './v027-second-factor';
 import { v028Scim } from './v028-scim';
+import { v018AuditMirror } from './v018-audit-mirror';
 
 export interface Migration {
   name: string;
@@ -44,6 +45,7 @@ export const migrations: Migration[] = [
   v014ProjectionFailures,
   v016AuditChainScheme3,
   v017SiemExport,
+  v018AuditMirror,
   v023Agents,
   v024AgentOperations,
   v026SingleSignOn,

@@ -51,8 +51,11 @@ export interface Outbox {
   config(): Promise<StoredSiemConfig | null>;
   /** Rows whose retry is due, oldest first. */
   retriesDue(now: Date, limit: number): Promise<QueuedSignal[]>;
-  /** Rows never tried, after a position (the turn's watermark), oldest first. */
-  fresh(afterPosition: number, limit: number): Promise<Array<QueuedSignal & { position: number }>>;
+  /**
+   * Rows never tried after a position (the turn's watermark), oldest first, and the position read up
+   * to (the next watermark; null when nothing is left after it).
+   */
+  fresh(afterPosition: number, limit: number): Promise<{ rows: QueuedSignal[]; scannedTo: number | null }>;
   mark(rows: ReadonlyArray<{ externalId: string; attempts: number }>, status: DeliveryStatus, now: Date, details?: { nextAttemptAt?: Date | null; error?: string | null; destination?: string | null }): Promise<void>;
 }
 

@@ -15,6 +15,12 @@ export interface DelivererOptions {
   batchSize: number;
 }
 
+/**
+ * The deliverer's lease, renewed before each batch (a batch is bounded by the connection timeout):
+ * short, so that an instance killed with SIGKILL holds up delivery for half a minute at most.
+ */
+export const LEASE_MS = 30_000;
+
 export interface DrainSummary { delivered: number; retrying: number; failed: number; abandoned: number; belowMinimum: number }
 
 /**
@@ -66,7 +72,7 @@ export class SiemDeliverer {
   async drain(): Promise<DrainSummary> {
     const summary: DrainSummary = { delivered: 0, retrying: 0, failed: 0, abandoned: 0, belowMinimum: 0 };
     const now = this.clock.now();
-    if (!(await this.lease.acquire(now, Math.max(this.options.intervalMs * 3, 60_000)))) return summary;
+    if (!(await this.lease.acquire(now, LEASE_MS))) return summary;
     const config = await this.outbox.config();
     if (!config) return summary;
     let destination: Destination | null = null;
@@ -78,9 +84,10 @@ export class SiemDeliverer {
       if (rows.length === 0) {
         retries = false;
         const fresh = await this.outbox.fresh(watermark, this.options.batchSize);
-        if (fresh.length === 0) return summary;
-        watermark = fresh[fresh.length - 1].position;
-        rows = fresh;
+        if (fresh.scannedTo === null) return summary;
+        watermark = fresh.scannedTo;
+        rows = fresh.rows;
+        if (rows.length === 0) continue;
       }
       const stale = rows.filter((r) => !config.enabled || r.generation !== config.generation);
       const below = rows.filter((r) => !stale.includes(r) && !passesMinimum(r.severity, config.minimumSeverity));
@@ -90,6 +97,8 @@ export class SiemDeliverer {
       summary.abandoned += stale.length;
       summary.belowMinimum += below.length;
       if (sending.length === 0) continue;
+      // Held batch by batch: an instance killed mid-turn lets another take over within LEASE_MS.
+      if (!(await this.lease.acquire(this.clock.now(), LEASE_MS))) return summary;
       destination ??= await this.destination(config);
       try {
         await this.transport.send(destination, sending.map((r) => this.message(r)));

@@ -7,7 +7,8 @@ import { parseDuration, parseInteger, parseSize, SettingError } from '../config/
  * VIGIL_SIEM_INTERVAL (how often the outbox is drained, 60 s, spec 2 §8), VIGIL_SIEM_RETRY_DELAYS
  * (seven delays: eight attempts over about four hours, spec 2 §3.6), VIGIL_SIEM_TIMEOUT (per
  * connection), VIGIL_SIEM_BATCH (rows per sending), VIGIL_SIEM_HOSTNAME (the syslog HOSTNAME),
- * VIGIL_AUDIT_MIRROR (a path for JSON lines, off by default) and VIGIL_AUDIT_MIRROR_MAX_SIZE.
+ * VIGIL_AUDIT_MIRROR (a path for JSON lines, off by default), VIGIL_AUDIT_MIRROR_MAX_SIZE and
+ * VIGIL_AUDIT_VERIFY_INTERVAL (the background verification of the chain).
  */
 export interface SiemSettings {
   intervalMs: number;
@@ -17,6 +18,8 @@ export interface SiemSettings {
   hostname: string;
   auditMirror: string | null;
   auditMirrorMaxBytes: number;
+  /** VIGIL_AUDIT_VERIFY_INTERVAL: how often the chain is verified in the background (0: never). */
+  auditVerifyIntervalMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -34,6 +37,7 @@ export function loadSiemSettings(env: Env): SiemSettings {
     batchSize: parseInteger('VIGIL_SIEM_BATCH', read(env, 'VIGIL_SIEM_BATCH') ?? '1000', 1, 100_000),
     hostname: read(env, 'VIGIL_SIEM_HOSTNAME') ?? hostname(),
     auditMirror: read(env, 'VIGIL_AUDIT_MIRROR') ?? null,
+    auditVerifyIntervalMs: parseDuration('VIGIL_AUDIT_VERIFY_INTERVAL', read(env, 'VIGIL_AUDIT_VERIFY_INTERVAL') ?? '1h'),
     auditMirrorMaxBytes: parseSize('VIGIL_AUDIT_MIRROR_MAX_SIZE', read(env, 'VIGIL_AUDIT_MIRROR_MAX_SIZE') ?? '100MB'),
   };
 }

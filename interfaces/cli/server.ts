@@ -28,6 +28,9 @@ async function main(): Promise<void> {
   services.scanWorker.start(); // VIGIL_EMBEDDED_WORKER; stays off (logged) without an executor
   services.feeds.start(config.feeds.intervalMs); // KEV and EPSS, VIGIL_FEED_INTERVAL (0: off)
   services.siemDeliverer.start(); // the SIEM outbox, VIGIL_SIEM_INTERVAL (one instance at a time)
+  services.audit.start(config.siem.auditVerifyIntervalMs); // VIGIL_AUDIT_VERIFY_INTERVAL: a broken chain audited once, VGL-SEC-018
+  services.auditMirror?.start(); // VIGIL_AUDIT_MIRROR: JSON lines; SIGHUP reopens the file after rotation
+  process.on('SIGHUP', () => services.auditMirror?.askReopen());
   const drain = new HttpDrain();
   const { app } = createApp(config, services, allRoutes(services), { first: [drain.middleware()] });
   const server = http.createServer(app);
@@ -46,6 +49,8 @@ async function main(): Promise<void> {
     await services.reviewScheduler.stop();
     await services.feeds.stop();
     await services.siemDeliverer.stop();
+    await services.auditMirror?.stop();
+    services.audit.stop();
     await services.projections.stop();
     await services.store.close();
     await services.db.close();

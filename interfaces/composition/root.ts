@@ -7,7 +7,7 @@ import { composeCore, Overrides } from './core';
 import { composeIdentity } from './identity';
 import { composeEnrichment, composeGate, composeScorecards } from './insight';
 import { composeScans } from './scans';
-import { composeSiem } from './siem';
+import { composeAudit, composeSiem } from './siem';
 import { composeTargets } from './targets';
 import { composeExports } from './exports';
 import { ScanQueueQueries } from '../../projections/scans/queue-queries';
@@ -44,6 +44,7 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
       custody: new VaultTransit(config.kms), store: core.store, commands: core.commands, clock: core.clock, ring: core.secretBox,
       localKeys: [...(config.encryptionKey ? [config.encryptionKey] : []), ...config.previousEncryptionKeys], newDataKey: () => randomBytes(32), keyIdOf: keyId,
     }) : null,
+    ...composeSiem(core, identity, targets.secretBox), ...composeAudit(core),
   };
 }
 

@@ -6,6 +6,11 @@ import { SqlInstanceLease } from '../../infrastructure/scans/sql-instance-lease'
 import { siemChecks } from '../../infrastructure/siem/checks';
 import { NodeSiemTransport } from '../../infrastructure/siem/transports';
 import { SqlOutbox } from '../../projections/siem/outbox';
+import { AuditMirror } from '../../application/audit/audit-mirror';
+import { AuditService } from '../../application/audit/audit-service';
+import { NodeJsonLinesFile } from '../../infrastructure/audit/json-lines-file';
+import { AuditQueries } from '../../projections/audit/queries';
+import { SqlMirrorPositions } from '../../projections/audit/mirror-positions';
 import { Core } from './core';
 import { IdentityContext } from './identity';
 
@@ -23,5 +28,17 @@ export function composeSiem(core: Core, identity: IdentityContext, secretBox: Se
     siem: new SiemService(core.commands, secretBox, outbox, transport, siemDeliverer, identity.settings, siemChecks, outbox, core.ids),
     siemDeliverer,
     siemOutbox: outbox,
+  };
+}
+
+/** The audit log for auditors: verification (a failure audited once, VGL-SEC-018) and the JSON-lines mirror (VIGIL_AUDIT_MIRROR). */
+export function composeAudit(core: Core) {
+  const queries = new AuditQueries(core.db);
+  const { auditMirror: path, auditMirrorMaxBytes } = core.config.siem;
+  return {
+    audit: new AuditService(queries, core.store, core.commands, core.clock, core.log),
+    auditMirror: path
+      ? new AuditMirror(path, queries as never, new NodeJsonLinesFile(path), new SqlMirrorPositions(core.db), core.log, { intervalMs: 1000, batchSize: 1000, maxBytes: auditMirrorMaxBytes })
+      : null,
   };
 }

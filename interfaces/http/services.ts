@@ -58,6 +58,8 @@ import type { ScimService } from '../../application/identity/scim-service';
 import type { ScimQueries } from '../../projections/identity/scim-queries';
 import type { VigilMetrics } from '../../infrastructure/metrics/vigil-metrics';
 import type { DataKeyCustody } from '../../application/credentials/data-key-custody';
+import type { AuditService } from '../../application/audit/audit-service';
+import type { AuditMirror } from '../../application/audit/audit-mirror';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -131,4 +133,7 @@ export interface Services {
   scimQueries: ScimQueries;
   /** External key custody (issue #14); null with the local ENCRYPTION_KEY. */
   dataKeys: DataKeyCustody | null;
+  /** Audit verification (a failure audited once) and the JSON-lines mirror, null unless VIGIL_AUDIT_MIRROR is set. */
+  audit: AuditService;
+  auditMirror: AuditMirror | null;
 }

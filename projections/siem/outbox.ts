@@ -40,9 +40,17 @@ export class SqlOutbox implements Outbox, AccountNames {
     return rows.map(signalOf);
   }
 
-  async fresh(afterPosition: number, limit: number): Promise<Array<QueuedSignal & { position: number }>> {
-    const rows: OutboxRow[] = await this.base().whereNull('d.event_id').where('o.position', '>', afterPosition).orderBy('o.position').limit(limit);
-    return rows.map((r) => ({ ...signalOf(r), position: Number(r.position) }));
+  /**
+   * Rows after the watermark by position, then which of them were tried already (by primary key):
+   * each batch costs its own rows, however many were delivered before (an anti-join grew with the
+   * deliveries table). The turn starts again from 0 (a late commit can queue a row below a watermark).
+   */
+  async fresh(afterPosition: number, limit: number): Promise<{ rows: QueuedSignal[]; scannedTo: number | null }> {
+    const rows: OutboxRow[] = await this.db.knex('siem_outbox as o').leftJoin('accounts as a', 'a.id', 'o.actor')
+      .select('o.*', 'a.username').where('o.position', '>', afterPosition).orderBy('o.position').limit(limit);
+    if (rows.length === 0) return { rows: [], scannedTo: null };
+    const tried = new Set((await this.db.knex('siem_deliveries').whereIn('event_id', rows.map((r) => r.event_id)).select('event_id')).map((r: { event_id: string }) => r.event_id));
+    return { rows: rows.filter((r) => !tried.has(r.event_id)).map((r) => signalOf({ ...r, attempts: 0 })), scannedTo: Number(rows[rows.length - 1].position) };
   }
 
   async mark(rows: ReadonlyArray<{ externalId: string; attempts: number }>, status: DeliveryStatus, now: Date, details: { nextAttemptAt?: Date | null; error?: string | null; destination?: string | null } = {}): Promise<void> {
@@ -52,8 +60,9 @@ export class SqlOutbox implements Outbox, AccountNames {
       event_id: r.externalId, status, attempts: r.attempts, next_attempt_at: details.nextAttemptAt?.toISOString() ?? null,
       last_error: details.error ?? null, destination: details.destination ?? null, updated_at: at,
     }));
-    for (let i = 0; i < values.length; i += 500) {
-      await this.db.knex('siem_deliveries').insert(values.slice(i, i + 500)).onConflict('event_id').merge();
+    // 7 parameters a row: 2,000 rows stay far below PostgreSQL's 65,535 parameters per statement.
+    for (let i = 0; i < values.length; i += 2000) {
+      await this.db.knex('siem_deliveries').insert(values.slice(i, i + 2000)).onConflict('event_id').merge();
     }
   }
 

@@ -15,7 +15,7 @@ describe('SIEM export over HTTP (spec 2 §4.5, §6)', function () {
 
   before(async () => {
     clock = new ManualClock(new Date('2026-11-25T12:00:00.000Z'));
-    v = await startVigil({ clock, env: { ENCRYPTION_KEY: KEY, VIGIL_SIEM_HOSTNAME: 'vigil-test', VIGIL_SIEM_TIMEOUT: '3s' } });
+    v = await startVigil({ clock, env: { ENCRYPTION_KEY: KEY, VIGIL_SIEM_HOSTNAME: 'vigil-test', VIGIL_SIEM_TIMEOUT: '3s', VIGIL_TRUSTED_PROXIES: '127.0.0.1' } });
     admin = await v.signIn();
   });
   after(async () => { await v.services.siemDeliverer.stop(); await v.stop(); });
@@ -124,6 +124,26 @@ describe('SIEM export over HTTP (spec 2 §4.5, §6)', function () {
   const outboxCount = async () => Number((await v.database.db.knex('siem_outbox').count({ n: '*' }).first())?.n ?? 0);
   const settingChange = (value: boolean) => v.request('PATCH', '/settings', { token: admin, body: { triage_four_eyes: value } });
 
+  it('[S2.6-29] CEF src is the address the audit entry recorded, resolved through the trusted-proxy list', async () => {
+    await allowPrivate(true);
+    const tcp = await tcpReceiver();
+    try {
+      await put({ enabled: true, protocol: 'syslog_tcp', endpoint: tcp.endpoint, minimumSeverity: 'low' });
+      const r = await v.request('PATCH', '/settings', { token: admin, body: { triage_four_eyes: true }, headers: { 'x-forwarded-for': '198.51.100.77' } });
+      expect(r.status).to.equal(200);
+      const row = await v.database.db.knex('siem_outbox').orderBy('position', 'desc').first();
+      const entry = await v.database.db.knex('audit_log').where({ event_id: row.event_id }).first();
+      expect(entry.address).to.equal('198.51.100.77');
+      await v.services.siemDeliverer.drain();
+      await new Promise((res) => setTimeout(res, 100));
+      expect(tcp.frames.find((f) => f.includes(`externalId=${row.event_id}`))).to.contain(' src=198.51.100.77 ');
+      await v.request('PATCH', '/settings', { token: admin, body: { triage_four_eyes: false } });
+      await v.services.siemDeliverer.drain();
+    } finally {
+      await tcp.close();
+    }
+  });
+
   it('[S2.6-04] a refused change queues nothing', async () => {
     await allowPrivate(true);
     await put({ enabled: true, protocol: 'syslog_udp', endpoint: '127.0.0.1:9', minimumSeverity: 'low' });
@@ -164,7 +184,7 @@ describe('SIEM export over HTTP (spec 2 §4.5, §6)', function () {
     }
   });
 
-  it('[S2.6-07] [S2.6-08] [S2.6-09] [S2.6-10] switching off sends VGL-SEC-028 to the collector being left, records whether it arrived, and abandons queued events', async () => {
+  it('[S2.6-06] [S2.6-07] [S2.6-08] [S2.6-09] [S2.6-10] switching off sends VGL-SEC-028 to the collector being left, records whether it arrived, and abandons queued events', async () => {
     await allowPrivate(true);
     const old = await tcpReceiver();
     const next = await tcpReceiver();
@@ -283,6 +303,35 @@ describe('SIEM export over HTTP (spec 2 §4.5, §6)', function () {
       expect((await v.request('POST', '/siem/test', { token: admin })).body.arrived).to.equal(false);
     } finally {
       await tlsServer.close();
+    }
+  });
+});
+
+describe('SIEM outbox on MariaDB (the outbox and delivery SQL on the other engine)', function () {
+  this.timeout(120_000);
+  it('[S2.6-01] [S2.6-02] an event is queued with its cause and delivered over TCP, once', async function () {
+    let v: RunningVigil;
+    try {
+      v = await startVigil({ engine: 'mysql' });
+    } catch (error) {
+      if (process.env.CI === 'true') throw error;
+      this.skip();
+    }
+    const tcp = await tcpReceiver();
+    try {
+      const admin = await v!.signIn();
+      await v!.request('PATCH', '/settings', { token: admin, body: { siem_allow_private_destination: true } });
+      expect((await v!.request('PUT', '/siem/config', { token: admin, body: { enabled: true, protocol: 'syslog_tcp', endpoint: tcp.endpoint, minimumSeverity: 'low' } })).status).to.equal(200);
+      const key = await v!.request('POST', '/api-keys', { token: admin, body: { name: 'maria', scopes: ['read'] } });
+      expect(key.status).to.equal(201);
+      const row = await v!.database.db.knex('siem_outbox').where({ signature: 'VGL-SEC-012' }).first();
+      expect((await v!.services.siemDeliverer.drain()).delivered).to.equal(2);
+      expect((await v!.services.siemDeliverer.drain()).delivered).to.equal(0);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(tcp.frames.filter((f) => f.includes(`externalId=${row.event_id}`))).to.have.length(1);
+    } finally {
+      await tcp.close();
+      await v!.stop();
     }
   });
 });

@@ -1,0 +1,132 @@
+import * as net from 'node:net';
+import { loadConfig } from '../../infrastructure/config/config';
+import { compose, prepare } from '../../interfaces/composition/root';
+import { streams } from '../../domain/shared/streams';
+import { benchDatabase, rate, timed } from './support';
+
+/**
+ * npm run bench:siem — against PostgreSQL (VIGIL_BENCH_PG_URL): 100,000 security events
+ * (VGL-SEC-009, severity 7) appended to the log, queued by the siem projection (the outbox), then
+ * delivered over syslog TCP (RFC 5424, octet-counted) to a collector in this process that counts
+ * the frames it receives. Target (issue #13): delivered in under 30 s.
+ * Then an outage: the collector is unreachable while BENCH_SIEM_BACKLOG events queue (100,000 by
+ * default, an hour of a busy installation), and when it is back the backlog is drained while
+ * imports of BENCH_SIEM_FINDINGS findings run through the one ingestion path: their median time
+ * beside the drain against their median time alone (the issue's bound: at most 10 % slower).
+ */
+const EVENTS = Number(process.env.BENCH_SIEM_EVENTS ?? 100_000);
+const BATCH = 1000;
+const BACKLOG = Number(process.env.BENCH_SIEM_BACKLOG ?? 100_000);
+const FINDINGS = Number(process.env.BENCH_SIEM_FINDINGS ?? 5_000);
+const ROUNDS = Number(process.env.BENCH_SIEM_ROUNDS ?? 5);
+let round = 0;
+
+/** One import of FINDINGS new findings on repository 1 (a tool key of its own, so all are created). */
+function importRound(services: ReturnType<typeof compose>): Promise<unknown> {
+  const r = ++round;
+  const toolKey = `import:bench/tool-${r}`;
+  const findings = Array.from({ length: FINDINGS }, (_, i) => ({
+    targetKind: 'repository' as const, targetId: 1, toolKey, path: `src/f${i}.c`, type: 'vulnerability' as const, severity: 'high' as const, line: null,
+    title: `R${i}`, identifier: `R${i}`, packageName: null, packageVersion: null, fixable: null, ruleId: `R${i}`,
+  }));
+  return services.backlog.ingest({ actor: null, now: new Date() }, { targetKind: 'repository', targetId: 1, toolKeys: [toolKey] }, findings as never,
+    { origin: 'import', source: null, toolName: 'bench', toolVersion: '1', recordId: 5_000_000 + r },
+    () => ({ stream: `bench-import-${r}`, events: [{ type: 'FindingsSeeded', data: { recordId: r } }], expectedRevision: 'no_stream' }));
+}
+
+async function medianOf(rounds: number, fn: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i += 1) times.push((await timed(fn)).ms);
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+}
+
+/** A TCP collector that counts RFC 6587 frames as they arrive (no buffering of the whole stream). */
+async function collector(): Promise<{ port: number; count: () => number; close: () => Promise<void> }> {
+  let frames = 0;
+  const server = net.createServer((socket) => {
+    let pending = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      let i = 0;
+      for (;;) {
+        const space = pending.indexOf(0x20, i);
+        if (space < 0) break;
+        const length = Number(pending.subarray(i, space).toString('ascii'));
+        if (space + 1 + length > pending.length) break;
+        frames += 1;
+        i = space + 1 + length;
+      }
+      pending = pending.subarray(i);
+    });
+    socket.on('end', () => socket.end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as net.AddressInfo).port, count: () => frames, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+async function main(): Promise<void> {
+  const { db, drop } = await benchDatabase(10);
+  const receiver = await collector();
+  const services = compose(loadConfig({ VIGIL_LOG_LEVEL: 'error', VIGIL_DATA_DIR: '/nonexistent', VIGIL_SIEM_HOSTNAME: 'vigil-bench' }), { database: db });
+  try {
+    await prepare(services);
+    const ctx = { actor: null, address: '127.0.0.1', userAgent: 'bench', now: new Date() };
+    await services.settings.change(ctx, ['administrator'], { siem_allow_private_destination: true });
+    await services.siem.configure(ctx, ['administrator'], { enabled: true, protocol: 'syslog_tcp', endpoint: `127.0.0.1:${receiver.port}`, minimumSeverity: 'high' });
+    await services.projections.catchUp();
+    await services.siemDeliverer.drain();
+    const already = receiver.count();
+
+    const appended = await timed(async () => {
+      for (let i = 0; i < EVENTS; i += BATCH) {
+        const events = Array.from({ length: Math.min(BATCH, EVENTS - i) }, (_, j) => ({ type: 'BearerFailureCeilingReached', data: { address: `198.51.100.${(i + j) % 250}` } }));
+        await services.commands.appendAll([{ stream: streams.bearerFailures, events, expectedRevision: 'any' }], ctx);
+      }
+    });
+    console.log(`appended ${EVENTS.toLocaleString('en-US')} security events in ${(appended.ms / 1000).toFixed(1)} s`);
+    const queued = await timed(() => services.projections.catchUp());
+    const rows = Number((await db.knex('siem_outbox').count({ n: '*' }).first())!.n);
+    console.log(`projections (the outbox among them) caught up in ${(queued.ms / 1000).toFixed(1)} s: ${rows.toLocaleString('en-US')} outbox rows`);
+
+    const delivered = await timed(async () => {
+      const summary = await services.siemDeliverer.drain();
+      const deadline = Date.now() + 60_000;
+      while (receiver.count() - already < EVENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      return summary;
+    });
+    const received = receiver.count() - already;
+    console.log(`delivered over syslog TCP: ${received.toLocaleString('en-US')} of ${EVENTS.toLocaleString('en-US')} received in ${(delivered.ms / 1000).toFixed(1)} s `
+      + `(${rate(received, delivered.ms)} events/s, batches of ${services.config.siem.batchSize}); target: under 30 s`);
+
+    // The outage: a port nobody listens on; the backlog queues, nothing leaves.
+    const closed = await collector();
+    const downPort = closed.port;
+    await closed.close();
+    await services.siem.configure(ctx, ['administrator'], { enabled: true, protocol: 'syslog_tcp', endpoint: `127.0.0.1:${downPort}`, minimumSeverity: 'high' });
+    for (let i = 0; i < BACKLOG; i += BATCH) {
+      const events = Array.from({ length: Math.min(BATCH, BACKLOG - i) }, (_, j) => ({ type: 'BearerFailureCeilingReached', data: { address: `198.51.100.${(i + j) % 250}` } }));
+      await services.commands.appendAll([{ stream: streams.bearerFailures, events, expectedRevision: 'any' }], ctx);
+    }
+    const alone = await medianOf(ROUNDS, () => importRound(services));
+    // The collector is back: the backlog drains while the same imports run.
+    await services.siem.configure(ctx, ['administrator'], { enabled: true, protocol: 'syslog_tcp', endpoint: `127.0.0.1:${receiver.port}`, minimumSeverity: 'high' });
+    const start = receiver.count();
+    let draining = true;
+    const drainedIn = timed(async () => { while (draining && receiver.count() - start < BACKLOG) await services.siemDeliverer.drain(); });
+    const beside = await medianOf(ROUNDS, () => importRound(services));
+    const drainMs = (await drainedIn).ms;
+    draining = false;
+    const slower = ((beside / alone) - 1) * 100;
+    console.log(`outage backlog of ${BACKLOG.toLocaleString('en-US')} events drained in ${(drainMs / 1000).toFixed(1)} s (${(receiver.count() - start).toLocaleString('en-US')} received)`);
+    console.log(`import of ${FINDINGS.toLocaleString('en-US')} findings, median of ${ROUNDS}: ${alone.toFixed(0)} ms alone, ${beside.toFixed(0)} ms beside the drain (${slower >= 0 ? '+' : ''}${slower.toFixed(1)} %); bound: +10 %`);
+  } finally {
+    await services.projections.stop();
+    await receiver.close();
+    await drop();
+  }
+}
+
+main().then(() => process.exit(0)).catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
