@@ -1,4 +1,5 @@
 import { ExportService } from '../../application/exports/export-service';
+import { VexIngestService } from '../../application/exports/vex-ingest';
 import { PlatformKeys } from '../../application/signing/platform-keys';
 import { SqlExportReads } from '../../projections/backlog/export-reads';
 import { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
@@ -11,10 +12,11 @@ import { TargetsContext } from './targets';
 export function composeExports(core: Core, targets: TargetsContext, backlog: BacklogContext) {
   const platformKeys = new PlatformKeys(core.config.exports.signingKeyPem, targets.secretBox, core.store, core.commands, core.clock, new EcdsaKeyMaterial());
   const { config } = core;
-  const exports = new ExportService(new SqlExportReads(core.db, core.visibility), core.store, core.clock, {
+  const reads = new SqlExportReads(core.db, core.visibility);
+  const exports = new ExportService(reads, core.store, core.clock, {
     author: config.exports.vexAuthor, brand: config.brandName, version: config.version, publicUrl: config.publicUrl ? config.publicUrl.replace(/\/+$/, '') : null,
   });
-  return { platformKeys, exports, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store) };
+  return { platformKeys, exports, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store), vexIngest: new VexIngestService(reads, backlog.triage) };
 }
 
 export type ExportsContext = ReturnType<typeof composeExports>;

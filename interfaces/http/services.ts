@@ -45,6 +45,7 @@ import type { Logger } from 'winston';
 import type { PlatformKeys } from '../../application/signing/platform-keys';
 import type { ExportService } from '../../application/exports/export-service';
 import type { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
+import type { VexIngestService } from '../../application/exports/vex-ingest';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -99,4 +100,6 @@ export interface Services {
   exports: ExportService;
   /** GET /issues/{id}?as_of= */
   issueAsOf: IssueAsOfQueries;
+  /** POST /vex/ingest */
+  vexIngest: VexIngestService;
 }

@@ -8,7 +8,8 @@ import { projectExported } from '../../../domain/exports/events';
 import { PROJECT_EXPORT_JSON_SCHEMA, PROJECT_EXPORT_MAJOR } from '../../../domain/exports/project-export';
 import { streams } from '../../../domain/shared/streams';
 import { AsOfSchema, parseAsOf } from '../as-of';
-import { RouteDef, VigilRequest } from '../route';
+import { RouteDef, takeBody, VigilRequest } from '../route';
+import { WRITING_ROLES } from '../../../domain/identity/roles';
 import { RowId } from '../row-id';
 import { Services } from '../services';
 
@@ -105,6 +106,23 @@ export function exportRoutes(s: Services): RouteDef[] {
       handler: async (req, res: Response) => {
         if (Number(req.params.major) !== PROJECT_EXPORT_MAJOR) throw refuse.notFound(`This installation produces vigil-project-export major ${PROJECT_EXPORT_MAJOR} only.`);
         res.status(200).type('application/schema+json').send(JSON.stringify(PROJECT_EXPORT_JSON_SCHEMA));
+      },
+    },
+    {
+      method: 'post', path: '/vex/ingest', tag: 'Exports', bodyLimit: 'vexIngest',
+      auth: { sessionOnly: true, roles: WRITING_ROLES, rolesDetail: 'A VEX document is applied as your own triage decisions: an account that writes (administrator, CISO, security lead, writer).' },
+      summary: "A supplier's CycloneDX VEX, OpenVEX or CSAF document: statements matched to the open issues you see by vulnerability id and package URL, applied as your triage decisions (four-eyes, If-Match semantics); dry_run=true reports what would change; the answer lists each statement's outcome",
+      rawBody: ['application/json', 'application/vnd.cyclonedx+json', 'application/csaf+json', 'application/openvex+json'],
+      query: Type.Object({
+        dry_run: Type.Optional(Type.Boolean()),
+        expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'Review date of will_not_fix decisions (default 90)' })),
+      }),
+      responses: { 200: { description: '{format, dryRun, statements, counts, results: [{vulnerability, purl, issueId, from, to, outcome, detail}]}' }, 400: { description: 'Not a VEX document' }, 403: { description: 'Not an account that writes, or a key' }, 413: { description: 'Over VIGIL_MAX_BODY_VEX_INGEST (16 MB)' } },
+      handler: async (req: VigilRequest) => {
+        const q = req.query as Record<string, unknown>;
+        return s.vexIngest.ingest(req.principal!, req.ctx!, takeBody(req), {
+          dryRun: q.dry_run === true || q.dry_run === 'true', expiresInDays: q.expires_in_days === undefined ? 90 : Number(q.expires_in_days),
+        });
       },
     },
     ...SCOPES.flatMap(({ kind, plural }) => formatsOf(kind).map((format) => exportRoute(kind, plural, format))),
