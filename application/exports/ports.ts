@@ -28,3 +28,35 @@ export interface ExportReads {
   /** The build components of a repository's branch from its newest build SBOM (accepted at or before `asOf` when given). */
   buildInventory(target: ExportTarget, asOf: string | null): Promise<InventoryEntry[]>;
 }
+
+/** A stored evidence bundle (evidence_bundles, v020): its bytes until it expires, its digest always. */
+export interface EvidenceRecord {
+  id: number;
+  projectId: number;
+  accountId: number;
+  createdAt: string;
+  expiresAt: string;
+  sha256: string;
+  size: number;
+  manifest: string;
+  purgedAt: string | null;
+}
+
+export interface EvidenceStore {
+  save(record: EvidenceRecord, content: Buffer): Promise<void>;
+  list(projectId: number): Promise<EvidenceRecord[]>;
+  content(projectId: number, id: number): Promise<{ record: EvidenceRecord; content: Buffer | null } | null>;
+  /** Drops the bytes of bundles expired at `now` (digests kept); answers how many. */
+  purgeExpired(now: string): Promise<number>;
+}
+
+/** The audit chain's entries of some streams, and its head (projections/audit). */
+export interface AuditExtract {
+  entries(streams: readonly string[]): Promise<Array<Record<string, unknown>>>;
+  head(): Promise<{ seq: number; hash: string; at: string } | null>;
+}
+
+export interface ZipWriter {
+  /** A zip of these files in this order, every entry dated `mtime`: the same files give the same bytes. */
+  zip(files: ReadonlyArray<{ path: string; bytes: Buffer }>, mtime: Date): Promise<Buffer>;
+}

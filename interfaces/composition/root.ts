@@ -26,7 +26,7 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
     config, log: core.log, clock: core.clock, db: core.db, store: core.store, commands: core.commands, projections: core.projections,
     ...identity, targets: targets.targets, credentials: targets.credentials, sources: targets.sources, ...targets.queries, ...backlog, ...scans,
     ...composeGate(core), ...composeScorecards(core, identity), ...composeEnrichment(core),
-    ...composeExports(core, targets, backlog),
+    ...composeExports(core, identity, targets, backlog),
   };
 }
 

@@ -46,6 +46,7 @@ import type { PlatformKeys } from '../../application/signing/platform-keys';
 import type { ExportService } from '../../application/exports/export-service';
 import type { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
 import type { VexIngestService } from '../../application/exports/vex-ingest';
+import type { EvidenceService } from '../../application/exports/evidence';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -102,4 +103,6 @@ export interface Services {
   issueAsOf: IssueAsOfQueries;
   /** POST /vex/ingest */
   vexIngest: VexIngestService;
+  /** Evidence bundles per project. */
+  evidence: EvidenceService;
 }

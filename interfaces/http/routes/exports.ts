@@ -109,6 +109,38 @@ export function exportRoutes(s: Services): RouteDef[] {
       },
     },
     {
+      method: 'post', path: '/projects/{id}/evidence-bundles', tag: 'Exports', auth: { scope: 'read' },
+      summary: "Generate an evidence bundle for a project's auditors: one zip of its VEX documents, its targets' SBOMs, the project export, the audit-log entries of its targets with the chain head, each with its signature, and a signed manifest of SHA-256 digests; kept evidence_retention_days",
+      params: Type.Object({ id: RowId() }),
+      responses: { 201: { description: '{id, projectId, createdAt, expiresAt, sha256, size, available}' }, 404: { description: 'Unknown, or not seen whole' }, 409: { description: 'Nothing can be signed (no ENCRYPTION_KEY)' } },
+      handler: async (req: VigilRequest, res: Response) => {
+        const key = await s.platformKeys.current();
+        const { exportSha256: _sha, exportTargets: _targets, ...bundle } = await s.evidence.generate(req.principal!, req.ctx!, Number(req.params.id), key, { name: s.config.brandName, version: s.config.version });
+        res.status(201);
+        return bundle;
+      },
+    },
+    {
+      method: 'get', path: '/projects/{id}/evidence-bundles', tag: 'Exports', auth: { scope: 'read' },
+      summary: "A project's evidence bundles, newest first; an expired one keeps its digest (available false)",
+      params: Type.Object({ id: RowId() }),
+      responses: { 200: { description: 'Bundles' }, 404: { description: 'Unknown, or not seen whole' } },
+      handler: async (req: VigilRequest) => s.evidence.list(req.principal!, Number(req.params.id), req.ctx!.now),
+    },
+    {
+      method: 'get', path: '/projects/{id}/evidence-bundles/{bundleId}', tag: 'Exports', auth: { scope: 'read' },
+      summary: 'Download an evidence bundle (application/zip; Vigil-Document-SHA256); audited as the project export leaving the platform (VGL-SEC-032); 410 once evidence_retention_days has passed',
+      params: Type.Object({ id: RowId(), bundleId: RowId() }),
+      responses: { 200: { description: 'The zip' }, 404: { description: 'Unknown, or not seen whole' }, 410: { description: 'Expired: only the digest is kept' } },
+      handler: async (req: VigilRequest, res: Response) => {
+        const { record, content } = await s.evidence.download(req.principal!, req.ctx!, Number(req.params.id), Number(req.params.bundleId));
+        res.status(200).type('application/zip');
+        res.setHeader('Content-Disposition', `attachment; filename="project-${record.projectId}-evidence-${record.id}.zip"`);
+        res.setHeader('Vigil-Document-SHA256', record.sha256);
+        res.send(content);
+      },
+    },
+    {
       method: 'post', path: '/vex/ingest', tag: 'Exports', bodyLimit: 'vexIngest',
       auth: { sessionOnly: true, roles: WRITING_ROLES, rolesDetail: 'A VEX document is applied as your own triage decisions: an account that writes (administrator, CISO, security lead, writer).' },
       summary: "A supplier's CycloneDX VEX, OpenVEX or CSAF document: statements matched to the open issues you see by vulnerability id and package URL, applied as your triage decisions (four-eyes, If-Match semantics); dry_run=true reports what would change; the answer lists each statement's outcome",
