@@ -30,7 +30,14 @@ export async function sendSigned(res: Response, signed: SignedDocument): Promise
   res.setHeader('Vigil-Signature-Algorithm', 'ECDSA-P256-SHA256');
   res.setHeader('Vigil-Key-Fingerprint', `sha256:${signed.fingerprint}`);
   for (const chunk of signed.chunks) {
-    if (!res.write(chunk)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+    if (!res.write(chunk)) {
+      // Wait for the client to take the previous pieces (or to leave); neither listener outlives the wait.
+      await new Promise<void>((resolve) => {
+        const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
     if (res.destroyed) return;
   }
   res.end();
