@@ -22,7 +22,7 @@ export interface ExportReads {
   /** The stream keys of every issue these targets have had (for folding up to an instant). */
   issueKeys(targets: readonly ExportTarget[]): Promise<string[]>;
   /** The open issues the caller sees whose vulnerability id (identifier or rule) is one of these, with their revision (VEX ingest). */
-  matchingIssues(principal: Principal, vulnerabilityIds: readonly string[]): Promise<Array<ExportIssue & { revision: number }>>;
+  matchingIssues(principal: Principal, vulnerabilityIds: readonly string[], target?: { kind: TargetKind; id: number } | null): Promise<Array<ExportIssue & { revision: number }>>;
   /** A project's name and solution, and whether the caller sees it whole (granted the project, not only some targets). */
   project(principal: Principal, id: number): Promise<{ id: number; name: string; solution: { id: number; name: string } | null; whole: boolean }>;
   /** The build components of a repository's branch from its newest build SBOM (accepted at or before `asOf` when given). */

@@ -47,12 +47,12 @@ const sameAs = (issue: ExportIssue, body: TriageBody) => issue.triageStatus === 
 export class VexIngestService {
   constructor(private readonly reads: ExportReads, private readonly triage: TriageDecisions) {}
 
-  async ingest(principal: Principal, ctx: RequestContext, body: Buffer, options: { dryRun: boolean; expiresInDays: number }) {
+  async ingest(principal: Principal, ctx: RequestContext, body: Buffer, options: { dryRun: boolean; expiresInDays: number; target?: { kind: 'repository' | 'container'; id: number } | null }) {
     let parsed: unknown;
     try { parsed = JSON.parse(body.toString('utf8')); } catch { throw refuse.invalid('The body is not JSON: a CycloneDX VEX, OpenVEX or CSAF document is expected.'); }
     const { format, statements } = readVex(parsed);
     const ids = [...new Set(statements.map((s) => vexVulnerabilityId({ identifier: s.vulnerability, ruleId: '' })).filter((x): x is string => x !== null))];
-    const issues = await this.reads.matchingIssues(principal, ids);
+    const issues = await this.reads.matchingIssues(principal, ids, options.target ?? null);
     const index = new Map<string, Array<ExportIssue & { revision: number }>>();
     for (const issue of issues) {
       const key = `${vexVulnerabilityId(issue)}\u0000${issuePurl(issue)}`;

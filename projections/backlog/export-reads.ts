@@ -102,7 +102,7 @@ export class SqlExportReads implements ExportReads {
     return keys;
   }
 
-  async matchingIssues(principal: Principal, vulnerabilityIds: readonly string[]) {
+  async matchingIssues(principal: Principal, vulnerabilityIds: readonly string[], target: { kind: TargetKind; id: number } | null = null) {
     const visibility = await this.visibilities.of(principal);
     // Ids as suppliers write them and as Vigil stores them: CVE upper case, GHSA as GitHub writes it, and as given.
     const spellings = [...new Set(vulnerabilityIds.flatMap((id) => [id, id.toUpperCase(), id.toLowerCase(), /^ghsa-/i.test(id) ? `GHSA${id.slice(4).toLowerCase()}` : id]))];
@@ -111,6 +111,7 @@ export class SqlExportReads implements ExportReads {
       const chunk = spellings.slice(i, i + 500);
       const q = this.db.knex('issues').where('issues.status', 'open').where((w) => w.whereIn('issues.identifier', chunk).orWhereIn('issues.rule_id', chunk))
         .orderBy('issues.id').select([...ISSUE_COLUMNS.map((c) => `issues.${c}`), 'issues.revision']);
+      if (target) q.where({ 'issues.target_kind': target.kind, 'issues.target_id': target.id });
       onVisibleTargets(this.db, q, visibility);
       for (const r of (await q) as Row[]) found.push({ ...exportIssueOf(r), revision: Number(r.revision) });
     }

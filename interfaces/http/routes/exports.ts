@@ -154,12 +154,16 @@ export function exportRoutes(s: Services): RouteDef[] {
       rawBody: ['application/json', 'application/vnd.cyclonedx+json', 'application/csaf+json', 'application/openvex+json'],
       query: Type.Object({
         dry_run: Type.Optional(Type.Boolean()),
+        repository_id: Type.Optional(RowId({ description: 'Match only the issues of this repository' })),
+        container_id: Type.Optional(RowId({ description: 'Match only the issues of this container image' })),
         expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'Review date of will_not_fix decisions (default 90)' })),
       }),
       responses: { 200: { description: '{format, dryRun, statements, counts, results: [{vulnerability, purl, issueId, from, to, outcome, detail}]}' }, 400: { description: 'Not a VEX document' }, 403: { description: 'Not an account that writes, or a key' }, 413: { description: 'Over VIGIL_MAX_BODY_VEX_INGEST (16 MB)' } },
       handler: async (req: VigilRequest) => {
         const q = req.query as Record<string, unknown>;
-        return s.vexIngest.ingest(req.principal!, req.ctx!, takeBody(req), {
+        if (q.repository_id !== undefined && q.container_id !== undefined) throw refuse.invalid('Name repository_id or container_id, not both.');
+        const target = q.repository_id !== undefined ? { kind: 'repository' as const, id: Number(q.repository_id) } : q.container_id !== undefined ? { kind: 'container' as const, id: Number(q.container_id) } : null;
+        return s.vexIngest.ingest(req.principal!, req.ctx!, takeBody(req), { target,
           dryRun: q.dry_run === true || q.dry_run === 'true', expiresInDays: q.expires_in_days === undefined ? 90 : Number(q.expires_in_days),
         });
       },
