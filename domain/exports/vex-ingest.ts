@@ -34,6 +34,14 @@ const justificationOf = (v: unknown) => (typeof v === 'string' ? INGEST_JUSTIFIC
 /** An OpenVEX action statement that says no fix will come (our own export writes "Will not fix: ..."). */
 const WILL_NOT_FIX = /\b(will not fix|won'?t fix|no fix planned|risk (is )?accepted)\b/i;
 
+const MATCHABLE = /^(CVE-\d{4}-\d{4,}|GHSA(-[23456789cfghjmpqrvwx]{4}){3})$/i;
+
+/** The first CVE or GHSA id among a statement's names, else its first name. */
+function preferredId(candidates: unknown[]): string | null {
+  const names = candidates.map(text).filter((x): x is string => x !== null);
+  return names.find((n) => MATCHABLE.test(n)) ?? names[0] ?? null;
+}
+
 export function detectFormat(doc: unknown): IngestFormat {
   if (isObject(doc) && doc.bomFormat === 'CycloneDX') return 'cyclonedx';
   if (isObject(doc) && typeof doc['@context'] === 'string' && doc['@context'].startsWith('https://openvex.dev/ns')) return 'openvex';
@@ -63,7 +71,8 @@ function fromCycloneDx(doc: Json): IngestStatement[] {
   if (isObject(doc.metadata) && isObject(doc.metadata.component)) walk([doc.metadata.component], 0);
   const out: IngestStatement[] = [];
   for (const v of list(doc.vulnerabilities)) {
-    const id = isObject(v) ? text(v.id) : null;
+    // A producer's own id (SNYK-..., a BDSA id) with the CVE among its references: the CVE is what matches.
+    const id = isObject(v) ? preferredId([v.id, ...list(v.references).map((r) => (isObject(r) ? r.id : null))]) : null;
     const analysis = isObject(v) && isObject(v.analysis) ? v.analysis : null;
     if (!id || !analysis) continue;
     const responses = list(analysis.response);
@@ -82,7 +91,7 @@ function fromOpenVex(doc: Json): IngestStatement[] {
   const out: IngestStatement[] = [];
   for (const s of list(doc.statements)) {
     if (!isObject(s) || !isObject(s.vulnerability)) continue;
-    const id = text(s.vulnerability.name);
+    const id = preferredId([s.vulnerability.name, ...list(s.vulnerability.aliases)]);
     const status: IngestStatus | null = s.status === 'not_affected' ? 'not_affected' : s.status === 'fixed' ? 'fixed' : s.status === 'under_investigation' ? 'under_investigation'
       : s.status === 'affected' ? (WILL_NOT_FIX.test(String(s.action_statement ?? '')) ? 'will_not_fix' : 'affected') : null;
     if (!id || !status) continue;
