@@ -41,12 +41,14 @@ export class EvidenceService {
     const files: Array<{ path: string; bytes: Buffer }> = [];
     const add = (path: string, bytes: Buffer) => files.push({ path, bytes });
     const addSigned = (path: string, signed: ReturnType<typeof signDocument>) => { add(path, Buffer.concat(signed.chunks)); add(`${path}.sig`, signed.signature); };
+    const omitted: Array<{ path: string; reason: string }> = [];
     for (const format of VEX_FORMATS) {
       try {
         addSigned(`vex/project-${projectId}.${EXPORT_FORMATS[format].extension}`, signDocument(await this.exports.document(principal, 'project', projectId, format, asOf), key));
       } catch (error) {
         // OpenVEX cannot state nothing: a project without vulnerabilities has no OpenVEX document (the manifest says so).
         if (!(error instanceof Error && /at least one statement/.test(error.message))) throw error;
+        omitted.push({ path: `vex/project-${projectId}.${EXPORT_FORMATS[format].extension}`, reason: error.message });
       }
     }
     const projectExport = await this.exports.projectExport(principal, projectId, asOf);
@@ -64,6 +66,7 @@ export class EvidenceService {
     const manifest = Buffer.from(JSON.stringify({
       bundle: { project: { id: project.id, name: project.name }, asOf: asOf.toISOString(), generator: brand, signingKey: { algorithm: 'ECDSA-P256-SHA256', fingerprint: key.fingerprint } },
       chainHead: head,
+      omitted,
       files: files.map((f) => ({ path: f.path, sha256: sha256(f.bytes), size: f.bytes.length })),
     }, null, 1), 'utf8');
     const signer = key.signer();
