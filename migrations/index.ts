@@ -21,6 +21,7 @@ import { v026SingleSignOn } from './v026-single-sign-on';
 import { v027SecondFactor } from './v027-second-factor';
 import { v028Scim } from './v028-scim';
 import { v018AuditMirror } from './v018-audit-mirror';
+import { v020EvidenceBundles } from './v020-evidence-bundles';
 
 export interface Migration {
   name: string;
@@ -46,6 +47,7 @@ export const migrations: Migration[] = [
   v016AuditChainScheme3,
   v017SiemExport,
   v018AuditMirror,
+  v020EvidenceBundles,
   v023Agents,
   v024AgentOperations,
   v026SingleSignOn,

@@ -105,9 +105,14 @@ export class ExportService {
     const atInstant = await this.targetsAsOf(principal, kind, id, instant);
     const issues: ExportIssue[] = [];
     const keys = await this.reads.issueKeys(atInstant);
-    for (let i = 0; i < keys.length; i += 64) {
-      const batch = await Promise.all(keys.slice(i, i + 64).map(async (key) => issueAsOf(upTo(dated(await this.store.readStream(streams.issue(key))), instant))));
-      for (const issue of batch) if (issue) issues.push(issue);
+    for (let i = 0; i < keys.length; i += 1000) {
+      const names = keys.slice(i, i + 1000).map((key) => streams.issue(key));
+      // One statement per thousand streams where the log can (the SQL table), else one read each, 64 at a time.
+      const read = this.store.readStreams ? await this.store.readStreams(names) : await this.oneByOne(names);
+      for (const name of names) {
+        const issue = issueAsOf(upTo(dated(read.get(name) ?? []), instant));
+        if (issue) issues.push(issue);
+      }
     }
     return { scope, data: { targets: atInstant, issues, inventory: [] }, timestamp: instant };
   }
@@ -148,6 +153,16 @@ export class ExportService {
       if (purl) scanner.push({ name: issue.packageName ?? purl, version: issue.packageVersion, purl, type: 'library', source: 'scanner' });
     }
     return mergeInventory(build, scanner);
+  }
+
+  private async oneByOne(names: readonly string[]): Promise<Map<string, RecordedEvent[]>> {
+    const read = new Map<string, RecordedEvent[]>();
+    for (let i = 0; i < names.length; i += 64) {
+      const part = names.slice(i, i + 64);
+      const events = await Promise.all(part.map((name) => this.store.readStream(name)));
+      part.forEach((name, n) => read.set(name, events[n]));
+    }
+    return read;
   }
 
   /** The scope's targets as they stood at the instant: registered by then, not deleted, in the project then. */

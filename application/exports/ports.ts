@@ -21,8 +21,42 @@ export interface ExportReads {
   issues(targets: readonly ExportTarget[]): AsyncIterable<ExportIssue[]>;
   /** The stream keys of every issue these targets have had (for folding up to an instant). */
   issueKeys(targets: readonly ExportTarget[]): Promise<string[]>;
+  /** The open issues the caller sees whose vulnerability id (identifier or rule) is one of these, with their revision (VEX ingest). */
+  matchingIssues(principal: Principal, vulnerabilityIds: readonly string[], target?: { kind: TargetKind; id: number } | null): Promise<Array<ExportIssue & { revision: number }>>;
   /** A project's name and solution, and whether the caller sees it whole (granted the project, not only some targets). */
   project(principal: Principal, id: number): Promise<{ id: number; name: string; solution: { id: number; name: string } | null; whole: boolean }>;
   /** The build components of a repository's branch from its newest build SBOM (accepted at or before `asOf` when given). */
   buildInventory(target: ExportTarget, asOf: string | null): Promise<InventoryEntry[]>;
+}
+
+/** A stored evidence bundle (evidence_bundles, v020): its bytes until it expires, its digest always. */
+export interface EvidenceRecord {
+  id: number;
+  projectId: number;
+  accountId: number;
+  createdAt: string;
+  expiresAt: string;
+  sha256: string;
+  size: number;
+  manifest: string;
+  purgedAt: string | null;
+}
+
+export interface EvidenceStore {
+  save(record: EvidenceRecord, content: Buffer): Promise<void>;
+  list(projectId: number): Promise<EvidenceRecord[]>;
+  content(projectId: number, id: number): Promise<{ record: EvidenceRecord; content: Buffer | null } | null>;
+  /** Drops the bytes of bundles expired at `now` (digests kept); answers how many. */
+  purgeExpired(now: string): Promise<number>;
+}
+
+/** The audit chain's entries of some streams, and its head (projections/audit). */
+export interface AuditExtract {
+  entries(streams: readonly string[]): Promise<Array<Record<string, unknown>>>;
+  head(): Promise<{ seq: number; hash: string; at: string } | null>;
+}
+
+export interface ZipWriter {
+  /** A zip of these files in this order, every entry dated `mtime`: the same files give the same bytes. */
+  zip(files: ReadonlyArray<{ path: string; bytes: Buffer }>, mtime: Date): Promise<Buffer>;
 }

@@ -7,8 +7,18 @@ import { PackageURL } from 'packageurl-js';
  */
 export function normalisePurl(text: string | null | undefined): string | null {
   if (!text || !text.startsWith('pkg:')) return null;
-  try { return PackageURL.fromString(text).toString(); } catch { return null; }
+  // A backlog names the same components again and again (one per vulnerability): parse each once.
+  const known = cache.get(text);
+  if (known !== undefined) return known;
+  let normal: string | null;
+  try { normal = PackageURL.fromString(text).toString(); } catch { normal = null; }
+  if (cache.size >= CACHE_SIZE) cache.clear();
+  cache.set(text, normal);
+  return normal;
 }
+
+const CACHE_SIZE = 50_000;
+const cache = new Map<string, string | null>();
 
 /** A package URL for a package named without one (a generic package, name and version). */
 export function genericPurl(name: string, version: string | null): string | null {

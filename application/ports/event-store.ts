@@ -35,6 +35,11 @@ export interface EventStore {
    */
   appendMany(appends: StreamAppend[]): Promise<AppendResult>;
   readStream<T = unknown>(stream: string): Promise<RecordedEvent<T>[]>;
+  /**
+   * Several streams at once, each in revision order (issue #11: an export as of an instant folds
+   * thousands of issue streams). Optional: a reader without it reads them one by one.
+   */
+  readStreams?(streams: readonly string[]): Promise<Map<string, RecordedEvent[]>>;
   /** Events after `after`, in cursor order, only a prefix no late commit can still enter. */
   readAll(after: Cursor, limit: number): Promise<RecordedEvent[]>;
   /** Cursor of the newest event readers may see (START when empty). */

@@ -26,3 +26,15 @@ export function projectExported(data: Omit<ProjectExported['data'], 'siem'>): Pr
     data: { ...data, siem: { ...PROJECT_EXPORT_LEFT_SIEM, message: `${data.sha256} project ${data.projectId} export ${data.version} (${data.size} bytes, as of ${data.asOf}) downloaded by account ${data.account}` } },
   };
 }
+
+/** An evidence bundle was generated for a project's auditors: its digest stays in the log after its bytes expire. */
+export type EvidenceBundleGenerated = DomainEvent<'EvidenceBundleGenerated', {
+  id: number;
+  projectId: number;
+  sha256: string;
+  size: number;
+  asOf: string;
+  expiresAt: string;
+  files: number;
+  account: number;
+}>;

@@ -167,6 +167,17 @@ export class SqlEventStore implements EventStore {
     return toRecordedAll<T>(rows);
   }
 
+  /** Many streams in statements of 1,000 (exports as of an instant), each stream's events in revision order. */
+  async readStreams(streams: readonly string[]): Promise<Map<string, RecordedEvent[]>> {
+    const found = new Map<string, RecordedEvent[]>(streams.map((s) => [s, []]));
+    for (let i = 0; i < streams.length; i += 1000) {
+      const rows: EventRow[] = await this.db.knex('events').select(this.columns()).whereIn('stream_id', streams.slice(i, i + 1000))
+        .orderBy([{ column: 'stream_id' }, { column: 'revision' }]);
+      for (const event of toRecordedAll(rows)) found.get(event.stream)?.push(event);
+    }
+    return found;
+  }
+
   async readAll(after: Cursor, limit: number, context?: Knex.Transaction): Promise<RecordedEvent[]> {
     const q = context ?? this.db.knex;
     if (this.db.engine === 'mysql') {

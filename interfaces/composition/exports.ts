@@ -1,4 +1,10 @@
 import { ExportService } from '../../application/exports/export-service';
+import { VexIngestService } from '../../application/exports/vex-ingest';
+import { EvidenceService } from '../../application/exports/evidence';
+import { SqlEvidenceStore } from '../../infrastructure/exports/sql-evidence-store';
+import { YazlZipWriter } from '../../infrastructure/exports/zip-writer';
+import { SqlAuditExtract } from '../../projections/audit/evidence-extract';
+import type { IdentityContext } from './identity';
 import { PlatformKeys } from '../../application/signing/platform-keys';
 import { SqlExportReads } from '../../projections/backlog/export-reads';
 import { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
@@ -8,13 +14,17 @@ import { Core } from './core';
 import { TargetsContext } from './targets';
 
 /** Exports and the platform signing key (issue #11). */
-export function composeExports(core: Core, targets: TargetsContext, backlog: BacklogContext) {
+export function composeExports(core: Core, identity: IdentityContext, targets: TargetsContext, backlog: BacklogContext) {
   const platformKeys = new PlatformKeys(core.config.exports.signingKeyPem, targets.secretBox, core.store, core.commands, core.clock, new EcdsaKeyMaterial());
   const { config } = core;
-  const exports = new ExportService(new SqlExportReads(core.db, core.visibility), core.store, core.clock, {
+  const reads = new SqlExportReads(core.db, core.visibility);
+  const exports = new ExportService(reads, core.store, core.clock, {
     author: config.exports.vexAuthor, brand: config.brandName, version: config.version, publicUrl: config.publicUrl ? config.publicUrl.replace(/\/+$/, '') : null,
   });
-  return { platformKeys, exports, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store) };
+  return { platformKeys, exports, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store), vexIngest: new VexIngestService(reads, backlog.triage),
+    evidence: new EvidenceService(exports, reads, new SqlAuditExtract(core.db), new SqlEvidenceStore(core.db), new YazlZipWriter(), core.commands, core.ids,
+      () => identity.settings.get<number>('evidence_retention_days')),
+  };
 }
 
 export type ExportsContext = ReturnType<typeof composeExports>;

@@ -36,8 +36,6 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
     config, log: core.log, clock: core.clock, db: core.db, store: core.store, commands: core.commands, projections: core.projections,
     ...identity, targets: targets.targets, credentials: targets.credentials, sources: targets.sources, ...targets.queries, ...backlog, ...scans,
     ...composeGate(core), ...composeScorecards(core, identity), ...composeEnrichment(core),
-    ...composeSiem(core, identity, targets.secretBox),
-    ...composeExports(core, targets, backlog),
     ...composeAgents(core, targets, scans),
     // External key custody (issue #14): the data keys are unwrapped by prepare(), before Vigil listens.
     dataKeys: config.kms ? new DataKeyCustody({
@@ -45,6 +43,7 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
       localKeys: [...(config.encryptionKey ? [config.encryptionKey] : []), ...config.previousEncryptionKeys], newDataKey: () => randomBytes(32), keyIdOf: keyId,
     }) : null,
     ...composeSiem(core, identity, targets.secretBox), ...composeAudit(core),
+    ...composeExports(core, identity, targets, backlog),
   };
 }
 

@@ -60,6 +60,8 @@ import type { VigilMetrics } from '../../infrastructure/metrics/vigil-metrics';
 import type { DataKeyCustody } from '../../application/credentials/data-key-custody';
 import type { AuditService } from '../../application/audit/audit-service';
 import type { AuditMirror } from '../../application/audit/audit-mirror';
+import type { VexIngestService } from '../../application/exports/vex-ingest';
+import type { EvidenceService } from '../../application/exports/evidence';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
@@ -136,4 +138,8 @@ export interface Services {
   /** Audit verification (a failure audited once) and the JSON-lines mirror, null unless VIGIL_AUDIT_MIRROR is set. */
   audit: AuditService;
   auditMirror: AuditMirror | null;
+  /** POST /vex/ingest */
+  vexIngest: VexIngestService;
+  /** Evidence bundles per project. */
+  evidence: EvidenceService;
 }

@@ -8,6 +8,7 @@ import type { TriageStatus } from '../../domain/triage/status';
 import { Database } from '../../infrastructure/db/database';
 import { scopeToVisible } from '../identity/visibility';
 import { TARGET_TABLE } from '../targets/tables';
+import { onVisibleTargets } from './issue-queries';
 
 type Row = Record<string, any>;
 const PAGE = 5000;
@@ -99,6 +100,22 @@ export class SqlExportReads implements ExportReads {
       }
     }
     return keys;
+  }
+
+  async matchingIssues(principal: Principal, vulnerabilityIds: readonly string[], target: { kind: TargetKind; id: number } | null = null) {
+    const visibility = await this.visibilities.of(principal);
+    // Ids as suppliers write them and as Vigil stores them: CVE upper case, GHSA as GitHub writes it, and as given.
+    const spellings = [...new Set(vulnerabilityIds.flatMap((id) => [id, id.toUpperCase(), id.toLowerCase(), /^ghsa-/i.test(id) ? `GHSA${id.slice(4).toLowerCase()}` : id]))];
+    const found: Array<ExportIssue & { revision: number }> = [];
+    for (let i = 0; i < spellings.length; i += 500) {
+      const chunk = spellings.slice(i, i + 500);
+      const q = this.db.knex('issues').where('issues.status', 'open').where((w) => w.whereIn('issues.identifier', chunk).orWhereIn('issues.rule_id', chunk))
+        .orderBy('issues.id').select([...ISSUE_COLUMNS.map((c) => `issues.${c}`), 'issues.revision']);
+      if (target) q.where({ 'issues.target_kind': target.kind, 'issues.target_id': target.id });
+      onVisibleTargets(this.db, q, visibility);
+      for (const r of (await q) as Row[]) found.push({ ...exportIssueOf(r), revision: Number(r.revision) });
+    }
+    return [...new Map(found.map((f) => [f.id, f])).values()];
   }
 
   async project(principal: Principal, id: number) {

@@ -61,3 +61,39 @@ export async function csafMandatoryFailures(document: unknown): Promise<Array<{ 
   const result = await validate(Object.values(mandatory), document);
   return result.tests.filter((t: { isValid: boolean }) => !t.isValid).map((t: { name: string; errors: unknown[] }) => ({ name: t.name, errors: t.errors }));
 }
+
+/**
+ * in-toto Statement v1 and the DSSE envelope have no official JSON schema (the corpus holds their
+ * specifications: schemas/in-toto/statement-v1.md, resource_descriptor-v1.md, schemas/dsse/envelope.md);
+ * these render the fields those documents state as required, with their types.
+ */
+const B64 = '^[A-Za-z0-9+/]*={0,2}$';
+export const IN_TOTO_STATEMENT_V1 = {
+  type: 'object', required: ['_type', 'subject', 'predicateType'],
+  properties: {
+    _type: { const: 'https://in-toto.io/Statement/v1' },
+    subject: {
+      type: 'array', minItems: 1,
+      items: { type: 'object', required: ['digest'], properties: { name: { type: 'string' }, uri: { type: 'string' }, digest: { type: 'object', minProperties: 1, additionalProperties: { type: 'string', pattern: '^[0-9a-f]+$' } } } },
+    },
+    predicateType: { type: 'string', format: 'uri' },
+    predicate: { type: 'object' },
+  },
+};
+export const DSSE_ENVELOPE = {
+  type: 'object', required: ['payload', 'payloadType', 'signatures'], additionalProperties: false,
+  properties: {
+    payload: { type: 'string', pattern: B64 }, payloadType: { type: 'string', minLength: 1 },
+    signatures: { type: 'array', minItems: 1, items: { type: 'object', required: ['sig'], additionalProperties: false, properties: { keyid: { type: 'string' }, sig: { type: 'string', pattern: B64 } } } },
+  },
+};
+
+export function expectValidAttestation(envelope: unknown): void {
+  const ajv = withFormats(new Ajv({ strict: false, allErrors: true }));
+  const check = (name: string, schema: object, value: unknown) => {
+    const validate = ajv.compile(schema);
+    if (!validate(value)) throw new Error(`${name}: ${JSON.stringify(validate.errors)}`);
+  };
+  check('DSSE envelope', DSSE_ENVELOPE, envelope);
+  check('in-toto Statement v1', IN_TOTO_STATEMENT_V1, JSON.parse(Buffer.from((envelope as { payload: string }).payload, 'base64').toString('utf8')));
+}

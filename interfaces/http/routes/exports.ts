@@ -8,7 +8,8 @@ import { projectExported } from '../../../domain/exports/events';
 import { PROJECT_EXPORT_JSON_SCHEMA, PROJECT_EXPORT_MAJOR } from '../../../domain/exports/project-export';
 import { streams } from '../../../domain/shared/streams';
 import { AsOfSchema, parseAsOf } from '../as-of';
-import { RouteDef, VigilRequest } from '../route';
+import { RouteDef, takeBody, VigilRequest } from '../route';
+import { WRITING_ROLES } from '../../../domain/identity/roles';
 import { RowId } from '../row-id';
 import { Services } from '../services';
 
@@ -29,7 +30,14 @@ export async function sendSigned(res: Response, signed: SignedDocument): Promise
   res.setHeader('Vigil-Signature-Algorithm', 'ECDSA-P256-SHA256');
   res.setHeader('Vigil-Key-Fingerprint', `sha256:${signed.fingerprint}`);
   for (const chunk of signed.chunks) {
-    if (!res.write(chunk)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+    if (!res.write(chunk)) {
+      // Wait for the client to take the previous pieces (or to leave); neither listener outlives the wait.
+      await new Promise<void>((resolve) => {
+        const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
     if (res.destroyed) return;
   }
   res.end();
@@ -105,6 +113,59 @@ export function exportRoutes(s: Services): RouteDef[] {
       handler: async (req, res: Response) => {
         if (Number(req.params.major) !== PROJECT_EXPORT_MAJOR) throw refuse.notFound(`This installation produces vigil-project-export major ${PROJECT_EXPORT_MAJOR} only.`);
         res.status(200).type('application/schema+json').send(JSON.stringify(PROJECT_EXPORT_JSON_SCHEMA));
+      },
+    },
+    {
+      method: 'post', path: '/projects/{id}/evidence-bundles', tag: 'Exports', auth: { scope: 'read' },
+      summary: "Generate an evidence bundle for a project's auditors: one zip of its VEX documents, its targets' SBOMs, the project export, the audit-log entries of its targets with the chain head, each with its signature, and a signed manifest of SHA-256 digests; kept evidence_retention_days",
+      params: Type.Object({ id: RowId() }),
+      responses: { 201: { description: '{id, projectId, createdAt, expiresAt, sha256, size, available}' }, 404: { description: 'Unknown, or not seen whole' }, 409: { description: 'Nothing can be signed (no ENCRYPTION_KEY)' } },
+      handler: async (req: VigilRequest, res: Response) => {
+        const key = await s.platformKeys.current();
+        const { exportSha256: _sha, exportTargets: _targets, ...bundle } = await s.evidence.generate(req.principal!, req.ctx!, Number(req.params.id), key, { name: s.config.brandName, version: s.config.version });
+        res.status(201);
+        return bundle;
+      },
+    },
+    {
+      method: 'get', path: '/projects/{id}/evidence-bundles', tag: 'Exports', auth: { scope: 'read' },
+      summary: "A project's evidence bundles, newest first; an expired one keeps its digest (available false)",
+      params: Type.Object({ id: RowId() }),
+      responses: { 200: { description: 'Bundles' }, 404: { description: 'Unknown, or not seen whole' } },
+      handler: async (req: VigilRequest) => s.evidence.list(req.principal!, Number(req.params.id), req.ctx!.now),
+    },
+    {
+      method: 'get', path: '/projects/{id}/evidence-bundles/{bundleId}', tag: 'Exports', auth: { scope: 'read' },
+      summary: 'Download an evidence bundle (application/zip; Vigil-Document-SHA256); audited as the project export leaving the platform (VGL-SEC-032); 410 once evidence_retention_days has passed',
+      params: Type.Object({ id: RowId(), bundleId: RowId() }),
+      responses: { 200: { description: 'The zip' }, 404: { description: 'Unknown, or not seen whole' }, 410: { description: 'Expired: only the digest is kept' } },
+      handler: async (req: VigilRequest, res: Response) => {
+        const { record, content } = await s.evidence.download(req.principal!, req.ctx!, Number(req.params.id), Number(req.params.bundleId));
+        res.status(200).type('application/zip');
+        res.setHeader('Content-Disposition', `attachment; filename="project-${record.projectId}-evidence-${record.id}.zip"`);
+        res.setHeader('Vigil-Document-SHA256', record.sha256);
+        res.send(content);
+      },
+    },
+    {
+      method: 'post', path: '/vex/ingest', tag: 'Exports', bodyLimit: 'vexIngest',
+      auth: { sessionOnly: true, roles: WRITING_ROLES, rolesDetail: 'A VEX document is applied as your own triage decisions: an account that writes (administrator, CISO, security lead, writer).' },
+      summary: "A supplier's CycloneDX VEX, OpenVEX or CSAF document: statements matched to the open issues you see by vulnerability id and package URL, applied as your triage decisions (four-eyes, If-Match semantics); dry_run=true reports what would change; the answer lists each statement's outcome",
+      rawBody: ['application/json', 'application/vnd.cyclonedx+json', 'application/csaf+json', 'application/openvex+json'],
+      query: Type.Object({
+        dry_run: Type.Optional(Type.Boolean()),
+        repository_id: Type.Optional(RowId({ description: 'Match only the issues of this repository' })),
+        container_id: Type.Optional(RowId({ description: 'Match only the issues of this container image' })),
+        expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'Review date of will_not_fix decisions (default 90)' })),
+      }),
+      responses: { 200: { description: '{format, dryRun, statements, counts, results: [{vulnerability, purl, issueId, from, to, outcome, detail}]}' }, 400: { description: 'Not a VEX document' }, 403: { description: 'Not an account that writes, or a key' }, 413: { description: 'Over VIGIL_MAX_BODY_VEX_INGEST (16 MB)' } },
+      handler: async (req: VigilRequest) => {
+        const q = req.query as Record<string, unknown>;
+        if (q.repository_id !== undefined && q.container_id !== undefined) throw refuse.invalid('Name repository_id or container_id, not both.');
+        const target = q.repository_id !== undefined ? { kind: 'repository' as const, id: Number(q.repository_id) } : q.container_id !== undefined ? { kind: 'container' as const, id: Number(q.container_id) } : null;
+        return s.vexIngest.ingest(req.principal!, req.ctx!, takeBody(req), { target,
+          dryRun: q.dry_run === true || q.dry_run === 'true', expiresInDays: q.expires_in_days === undefined ? 90 : Number(q.expires_in_days),
+        });
       },
     },
     ...SCOPES.flatMap(({ kind, plural }) => formatsOf(kind).map((format) => exportRoute(kind, plural, format))),

@@ -4,7 +4,7 @@ import { rebuildProjections } from '../../../../interfaces/cli/rebuild';
 import { requireCorpus } from '../../../support/corpus';
 import { buildWorld, ExportWorld, fetchBytes, T0 } from './world';
 
-const FORMATS = ['cyclonedx-vex', 'openvex', 'csaf-vex', 'cyclonedx-sbom', 'sarif'];
+const FORMATS = ['cyclonedx-vex', 'openvex', 'csaf-vex', 'cyclonedx-sbom', 'sarif', 'project:csaf-vex', 'project:export', 'solution:openvex'];
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe('as_of: exports and GET /issues/{id} answered from the event log up to an instant @db', function () {
@@ -16,7 +16,14 @@ describe('as_of: exports and GET /issues/{id} answered from the event log up to 
 
   const beforeTriage = new Date(Date.parse(T0) + 30_000).toISOString();   // after detection, before the triage (T0 + 1 min)
   const afterTriage = () => new Date(w.clock.now().getTime() - 1_000).toISOString();
-  const exportAt = (format: string, asOf: string) => fetchBytes(w.v, `/repositories/${w.repo}/exports/${format}?as_of=${encodeURIComponent(asOf)}`, w.admin);
+  /** A repository's export by format; `project:<format>`, `project:export` and `solution:<format>` for the wider scopes. */
+  const exportAt = (format: string, asOf: string) => {
+    const q = `as_of=${encodeURIComponent(asOf)}`;
+    if (format === 'project:export') return fetchBytes(w.v, `/projects/${w.projectId}/export?${q}`, w.admin);
+    if (format.startsWith('project:')) return fetchBytes(w.v, `/projects/${w.projectId}/exports/${format.slice(8)}?${q}`, w.admin);
+    if (format.startsWith('solution:')) return fetchBytes(w.v, `/solutions/${w.solutionId}/exports/${format.slice(9)}?${q}`, w.admin);
+    return fetchBytes(w.v, `/repositories/${w.repo}/exports/${format}?${q}`, w.admin);
+  };
 
   it('before and after a triage: the two states, in every VEX format and in GET /issues/{id}', async () => {
     const at = afterTriage();

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JUSTIFICATION_READING, VEX_READING, type VexSituation } from '../../../../domain/exports/vex-reading';
 import { requireCorpus } from '../../../support/corpus';
-import { csafMandatoryFailures, expectValid } from '../../../support/export-schemas';
+import { csafMandatoryFailures, expectValid, expectValidAttestation } from '../../../support/export-schemas';
 import { buildWorld, ExportWorld, fetchBytes, SITUATIONS, verifyWithOpenssl } from './world';
 
 const SCHEMA = { 'cyclonedx-vex': 'cyclonedx', openvex: 'openvex', 'csaf-vex': 'csaf' } as const;
@@ -90,6 +90,7 @@ describe('signed VEX exports over HTTP (spec 1 §1.9, §4.5) @db', function () {
     expect(answer.status).to.equal(200);
     expect(answer.headers.get('content-type')).to.match(/^application\/vnd\.dsse\.envelope\.v1\+json/);
     const envelope = answer.body;
+    expectValidAttestation(envelope);
     expect(Object.keys(envelope).sort()).to.deep.equal(['payload', 'payloadType', 'signatures']);
     expect(envelope.payloadType).to.equal('application/vnd.in-toto+json');
     expect(envelope.signatures).to.have.length(1);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../../../../application/ports/clock';
 import { seedFindings } from '../../../support/backlog';
 import { Answer, RunningVigil, startVigil } from '../../../support/vigil';
+import type { TestEngine } from '../../../support/databases';
 
 export const T0 = '2026-02-01T09:00:00.000Z';
 
@@ -35,9 +36,9 @@ export const SITUATIONS: Array<{ name: string; cve: string; purl: string }> = [
   { name: 'resolved', cve: 'GHSA-jf85-cpcp-j695', purl: 'pkg:npm/axios@0.21.0' },
 ];
 
-export async function buildWorld(env: Record<string, string> = {}): Promise<ExportWorld> {
+export async function buildWorld(env: Record<string, string> = {}, engine: TestEngine = 'pglite'): Promise<ExportWorld> {
   const clock = new ManualClock(new Date(T0));
-  const v = await startVigil({ clock, env: { ENCRYPTION_KEY: randomBytes(32).toString('base64'), VIGIL_VEX_AUTHOR: 'Example PSIRT', VIGIL_PUBLIC_URL: 'https://vigil.example.org/', ...env } });
+  const v = await startVigil({ engine, clock, env: { ENCRYPTION_KEY: randomBytes(32).toString('base64'), VIGIL_VEX_AUTHOR: 'Example PSIRT', VIGIL_PUBLIC_URL: 'https://vigil.example.org/', ...env } });
   const admin = await v.signIn();
   const solutionId = (await v.request('POST', '/solutions', { token: admin, body: { name: 'Shop' } })).body.id;
   const projectId = (await v.request('POST', '/projects', { token: admin, body: { name: 'Checkout', solutionId } })).body.id;

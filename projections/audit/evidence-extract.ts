@@ -1,0 +1,27 @@
+import type { AuditExtract } from '../../application/exports/ports';
+import { Database } from '../../infrastructure/db/database';
+
+/** The audit entries of some streams for an evidence bundle, in chain order, and the chain's head (audit_log, projections/audit). */
+export class SqlAuditExtract implements AuditExtract {
+  constructor(private readonly db: Database) {}
+
+  async entries(streams: readonly string[]) {
+    const out: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < streams.length; i += 500) {
+      const rows = await this.db.knex('audit_log').whereIn('stream_id', streams.slice(i, i + 500)).orderBy('seq');
+      for (const r of rows as Array<Record<string, any>>) {
+        out.push({
+          seq: Number(r.seq), eventId: String(r.event_id), stream: r.stream_id, revision: Number(r.revision), position: Number(r.position), commit: String(r.commit_id),
+          type: r.type, actor: r.actor === null ? null : Number(r.actor), address: r.address, at: r.at, metadataHash: r.metadata_hash, dataHash: r.data_hash,
+          prevHash: r.prev_hash, hash: r.hash,
+        });
+      }
+    }
+    return out.sort((a, b) => Number(a.seq) - Number(b.seq));
+  }
+
+  async head() {
+    const row: Record<string, any> | undefined = await this.db.knex('audit_log').orderBy('seq', 'desc').first('seq', 'hash', 'at');
+    return row ? { seq: Number(row.seq), hash: row.hash, at: row.at } : null;
+  }
+}
