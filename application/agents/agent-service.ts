@@ -128,7 +128,7 @@ export class AgentService {
       const holds = agentHoldsCredentials(agent);
       const free = Math.min(options.slots ?? agent.maxConcurrent, agent.maxConcurrent - (await this.lifecycle.held(workerOf(agentId))));
       if (free > 0) {
-        const claims = await this.lifecycle.claim({ worker: workerOf(agentId), holdsCredentials: holds, labels: agent.labels, limit: agent.maxConcurrent }, free);
+        const claims = await this.lifecycle.claim({ worker: workerOf(agentId), holdsCredentials: holds, labels: agent.labels, limit: agent.maxConcurrent }, free, { readYourWrites: false });
         const jobs = (await Promise.all(claims.map((c) => this.jobOf(c, agent, holds)))).filter((j): j is AgentJob => j !== null);
         if (jobs.length) return { ...this.view(agent), jobs };
         if (!holds && !(await this.lifecycle.waiting(false)) && (await this.lifecycle.waiting(true))) {

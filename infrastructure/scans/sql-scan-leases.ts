@@ -9,6 +9,9 @@ import { isUniqueViolation } from '../eventstore/sql-event-store';
  * an event each.
  */
 export class SqlScanLeases implements ScanLeaseStore {
+  /** Executors whose lock row this instance has seen in place (rows are never deleted). */
+  private readonly lockRows = new Set<string>();
+
   constructor(private readonly db: Database) {}
 
   async reserve(scanId: number, attempt: number, worker: string, now: Date, leaseExpiresAt: string, limit?: number): Promise<boolean> {
@@ -32,7 +35,10 @@ export class SqlScanLeases implements ScanLeaseStore {
    */
   private async reserveWithin(scanId: number, attempt: number, worker: string, now: Date, leaseExpiresAt: string, limit: number): Promise<boolean> {
     const knex = this.db.knex;
-    await knex('scan_executor_locks').insert({ worker }).onConflict('worker').ignore();
+    if (!this.lockRows.has(worker)) {
+      await knex('scan_executor_locks').insert({ worker }).onConflict('worker').ignore();
+      this.lockRows.add(worker);
+    }
     try {
       return await knex.transaction(async (trx) => {
         await trx('scan_executor_locks').where({ worker }).forUpdate().select('worker');
