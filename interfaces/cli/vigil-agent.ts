@@ -75,7 +75,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, overrides: Ag
     return 2;
   }
   if (overrides.images) settings.scanners = { ...settings.scanners, images: overrides.images };
-  const executor = new DockerScanExecutor({ settings: settings.scanners });
+  // A delegated SSH key is held by a private ssh-agent for the clone, never written (S1.4.7-29).
+  const executor = new DockerScanExecutor({ settings: settings.scanners, sshKeyInMemory: true });
   const runner = new AgentRunner(settings, executor, log, signing);
   log.info('vigil-agent starting', { version: AGENT_VERSION, url: settings.url, mode: settings.mode, labels: settings.labels, workDir: settings.scanners.workDir, signed: signing !== null });
   const stop = () => { void runner.drain(); };
