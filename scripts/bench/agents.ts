@@ -85,6 +85,12 @@ async function main(): Promise<void> {
     }, 100);
     const statements = process.env.BENCH_STATEMENTS ? countStatements(v.database.db) : null;
     const meter = cpuMeter();
+    const begun = performance.now();
+    // Progress every 30 s (a shared machine can make the run long): claimed so far and the claiming polls' p99.
+    const progress = setInterval(() => {
+      const sofar = [...latencies].sort((x, y) => x - y);
+      console.log(`  ${((performance.now() - begun) / 1000).toFixed(0)} s: claimed ${claimedBy.size}, double claims ${doubles.length}, limit exceeded ${overLimit}, claiming polls ${sofar.length}, p50 ${sofar.length ? quantile(sofar, 0.5).toFixed(0) : '-'} ms, p99 ${sofar.length ? quantile(sofar, 0.99).toFixed(0) : '-'} ms`);
+    }, 30_000);
     await Promise.all(clients.map(async (c) => {
       const inFlight = new Set<Promise<void>>();
       while (!done()) {
@@ -109,6 +115,7 @@ async function main(): Promise<void> {
       await Promise.all(inFlight);
     }));
     const busy = meter.stop();
+    clearInterval(progress);
     if (statements) console.log(`statements per claimed scan (claim and report):\n${statements.stop(JOBS)}`);
     clearInterval(sampler);
     const sorted = [...latencies].sort((a, b) => a - b);
