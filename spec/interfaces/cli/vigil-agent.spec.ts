@@ -150,7 +150,8 @@ describe('vigil-agent processes against a control plane (interfaces/cli/vigil-ag
     await stuck.process.waitFor((l) => l.message === 'Scan claimed' && l.scanId === id);
     stuck.process.child.kill('SIGKILL');
     await stuck.process.exited;
-    expect((await scanOf(id))).to.deep.include({ status: 'scanning', attempts: 1 });
+    // An agent's claim answers before the read models have it (ADR 0017): the scan reads scanning soon after.
+    await until(`scan ${id} to read scanning`, async () => { const s = await scanOf(id); return s.status === 'scanning' && s.attempts === 1; });
     const rescuer = await agent();
     clock.advance(21 * 60_000);
     expect((await v.services.scanLifecycle.lapseExpired()).lapsed).to.equal(1);
