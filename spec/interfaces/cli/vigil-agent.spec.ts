@@ -25,6 +25,34 @@ import { GitServer, requireDocker, standIn, startGitServer } from '../../infrast
 const STAND_INS: Record<ScanStep, Parameters<typeof standIn>[0]> = { sbom: 'syft', vulnerabilities: 'grype', secrets: 'gitleaks', iac: 'checkov', sast: 'semgrep' };
 const images = (over: Partial<typeof STAND_INS> = {}) => Object.fromEntries(SCAN_STEPS.map((s) => [s, standIn({ ...STAND_INS, ...over }[s])])) as Record<ScanStep, string>;
 
+describe('vigil-agent command line (interfaces/cli/vigil-agent.ts)', function () {
+  this.timeout(60_000);
+  const run = (args: string[], env: Record<string, string> = {}) => {
+    try {
+      return { code: 0, out: execFileSync(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../../../interfaces/cli/vigil-agent.ts'), ...args], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' }) };
+    } catch (error) {
+      const e = error as { status: number; stdout: string };
+      return { code: e.status, out: e.stdout };
+    }
+  };
+
+  it('--version and --help answer and exit 0', () => {
+    expect(run(['--version'])).to.deep.equal({ code: 0, out: 'vigil-agent 0.11.0\n' });
+    const help = run(['--help']);
+    expect(help.code).to.equal(0);
+    for (const word of ['VIGIL_URL', '/run/secrets/vigil_agent_token', 'VIGIL_AGENT_WAIT', 'VIGIL_AGENT_RETRY', 'VIGIL_AGENT_HEARTBEAT', 'VIGIL_AGENT_WORK_DIR', 'SIGTERM']) expect(help.out).to.contain(word);
+  });
+
+  it('[S1.8.3-61] [S1.8.3-64] refuses to start without VIGIL_URL or a token file, saying which, as a JSON log line (exit 2)', () => {
+    const noUrl = run([]);
+    expect(noUrl.code).to.equal(2);
+    expect(JSON.parse(noUrl.out.trim())).to.include({ level: 'error' }).and.have.property('message').that.contains('VIGIL_URL');
+    const noToken = run([], { VIGIL_URL: 'http://127.0.0.1:9', VIGIL_AGENT_TOKEN_FILE: '/nonexistent/vigil_agent_token' });
+    expect(noToken.code).to.equal(2);
+    expect(JSON.parse(noToken.out.trim()).message).to.contain('VIGIL_AGENT_TOKEN_FILE');
+  });
+});
+
 describe('vigil-agent processes against a control plane (interfaces/cli/vigil-agent.ts)', function () {
   this.timeout(240_000);
   requireCorpus(this);
