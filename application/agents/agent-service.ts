@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AgentCommand, agentDecider, AgentMode, AgentState } from '../../domain/agents/agent';
 import { credentialBinding, reportBytes, sealingKeyBytes } from '../../domain/agents/attestation';
 import { attestationRow, ATTESTATION_ROWS, credentialRow, CREDENTIAL_ROWS } from '../../domain/agents/credential-state';
-import { AgentRefusalEvent, RESULT_REFUSED_SIEM, SEALING_KEY_REFUSED_SIEM } from '../../domain/agents/refusals';
+import { AgentRefusalEvent, AgentResultSubmitted, RESULT_REFUSED_SIEM, SEALING_KEY_REFUSED_SIEM } from '../../domain/agents/refusals';
 import { DomainError, refuse } from '../../domain/shared/decider';
 import { streams } from '../../domain/shared/streams';
 import { CommandHandler, RequestContext } from '../command-handler';
@@ -128,7 +128,7 @@ export class AgentService {
       const holds = agentHoldsCredentials(agent);
       const free = Math.min(options.slots ?? agent.maxConcurrent, agent.maxConcurrent - (await this.lifecycle.held(workerOf(agentId))));
       if (free > 0) {
-        const claims = await this.lifecycle.claim({ worker: workerOf(agentId), holdsCredentials: holds, labels: agent.labels, limit: agent.maxConcurrent }, free);
+        const claims = await this.lifecycle.claim({ worker: workerOf(agentId), holdsCredentials: holds, labels: agent.labels, limit: agent.maxConcurrent }, free, { readYourWrites: false });
         const jobs = (await Promise.all(claims.map((c) => this.jobOf(c, agent, holds)))).filter((j): j is AgentJob => j !== null);
         if (jobs.length) return { ...this.view(agent), jobs };
         if (!holds && !(await this.lifecycle.waiting(false)) && (await this.lifecycle.waiting(true))) {
@@ -179,6 +179,14 @@ export class AgentService {
     await this.contacts.touch(agentId, ctx.now, ctx.address ?? null);
     const outcome = await this.lifecycle.complete(claim, report.result);
     if (outcome === 'refused') throw refuse.conflict(`Scan ${scanId} no longer runs attempt ${report.attempt}: the result is stale.`);
+    if (outcome === 'completed') {
+      const acceptedAt = this.clock.now().toISOString();
+      const submitted: AgentResultSubmitted = { type: 'AgentResultSubmitted', data: {
+        agentId, scanId, attempt: report.attempt, acceptedAt, audit: 'AGENT_RESULT_SUBMITTED',
+        description: `Agent ${agentId} submitted the result of scan ${scanId}, attempt ${report.attempt}; accepted at ${acceptedAt}.`,
+      } };
+      await this.commands.appendAll([{ stream: streams.agentReports, expectedRevision: 'any', events: [submitted] }], ctx);
+    }
     return { id: scanId, attempt: report.attempt, outcome };
   }
 

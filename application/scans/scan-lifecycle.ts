@@ -83,15 +83,31 @@ export class ScanLifecycle {
 
   // ---- claim -------------------------------------------------------------------------------
 
-  /** Claims up to `max` due scans for the executor, oldest due first. */
-  async claim(executor: ScanExecutorIdentity, max: number): Promise<ClaimedScan[]> {
+  /**
+   * Claims up to `max` due scans for the executor, oldest due first. `readYourWrites: false` answers
+   * without waiting for the read models (an agent reads none: a claim not yet projected is still left
+   * out of the next candidates by its lease row).
+   */
+  async claim(executor: ScanExecutorIdentity, max: number, options: { readYourWrites?: boolean } = {}): Promise<ClaimedScan[]> {
     if (max <= 0) return [];
     const now = this.clock.now();
     const candidates = await this.scans.claimable(now, max * 4 + 4, executor.holdsCredentials);
     const claimed: ClaimedScan[] = [];
+    if (executor.limit !== undefined) {
+      // An agent's free slots are claimed side by side, oldest first, in waves of what is still
+      // missing: the limit is the lease store's to hold (it counts under the executor's lock).
+      let next = 0;
+      while (claimed.length < max && next < candidates.length) {
+        const wave = candidates.slice(next, next + (max - claimed.length));
+        next += wave.length;
+        const got = await Promise.all(wave.map((scanId) => this.tryClaim(scanId, executor, now, options.readYourWrites !== false)));
+        for (const claim of got) if (claim) claimed.push(claim);
+      }
+      return claimed;
+    }
     for (const scanId of candidates) {
       if (claimed.length >= max) break;
-      const claim = await this.tryClaim(scanId, executor, now);
+      const claim = await this.tryClaim(scanId, executor, now, options.readYourWrites !== false);
       if (claim) claimed.push(claim);
     }
     return claimed;
@@ -102,7 +118,7 @@ export class ScanLifecycle {
    * atomic step across instances; a retry after a conflict keeps the row it took), then release the
    * target's waiting reservation in the same commit. The row is given back unless the claim committed.
    */
-  private async tryClaim(scanId: number, executor: ScanExecutorIdentity, now: Date): Promise<ClaimedScan | null> {
+  private async tryClaim(scanId: number, executor: ScanExecutorIdentity, now: Date, readYourWrites = true): Promise<ClaimedScan | null> {
     let reserved: { attempt: number } | null = null;
     try {
       let decided: { attempt: number; leaseExpiresAt: string; targetKind: TargetKind; targetId: number } | null;
@@ -130,7 +146,7 @@ export class ScanLifecycle {
           const waiting = await unit.load(streams.scanWaiting(targetKind, targetId), waitingDecider);
           unit.record(streams.scanWaiting(targetKind, targetId), waitingDecider.decide({ type: 'Release', targetKind, targetId, scanId }, waiting.state), waiting.revision ?? 'no_stream');
           return { attempt, leaseExpiresAt, targetKind, targetId };
-        }));
+        }, { wait: readYourWrites }));
       } catch (error) {
         if (error instanceof WrongExpectedRevision) return null; // still contended after every attempt: the next tick tries again
         throw error;

@@ -15,3 +15,11 @@ export type AgentSealingKeyRefused = DomainEvent<'AgentSealingKeyRefused', {
   agentId: number; reason: string; audit: 'AGENT_SEALING_KEY_REFUSED'; siem: typeof SEALING_KEY_REFUSED_SIEM;
 }>;
 export type AgentRefusalEvent = AgentResultRefused | AgentSealingKeyRefused;
+
+/**
+ * An accepted agent result, audited AGENT_RESULT_SUBMITTED with the acceptance time in its description
+ * (spec 1 §6; no SIEM event). Appended on `agent-reports` right after the result's commit.
+ */
+export type AgentResultSubmitted = DomainEvent<'AgentResultSubmitted', {
+  agentId: number; scanId: number; attempt: number; acceptedAt: string; description: string; audit: 'AGENT_RESULT_SUBMITTED';
+}>;

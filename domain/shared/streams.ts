@@ -52,6 +52,7 @@ export const streams = {
   // agents: one stream per agent row (its id is the agent key's id), and the refusals they met
   agent: (id: number) => `agent-${id}`,
   agentRefusals: 'agent-refusals',
+  agentReports: 'agent-reports',
   // gate, scorecards, enrichment
   gateVerdict: (id: number) => `gate-verdict-${id}`,
   scorecardBadge: (id: number) => `scorecard-badge-${id}`,

@@ -58,6 +58,8 @@ export interface DockerScanExecutorOptions {
   targetImagePull?: 'always' | 'missing';
   /** "uid:gid" the scanners run as; default the Vigil process's own when it is not root. */
   user?: string;
+  /** A stored SSH key is held by an ssh-agent for the clone instead of a 0600 file (vigil-agent: never a credential on disk). */
+  sshKeyInMemory?: boolean;
 }
 
 /** ISO 8601 duration, e.g. PT42.5S. */
@@ -116,7 +118,7 @@ export class DockerScanExecutor implements ScanExecutor {
 
   private async scanRepository(job: ScanJob, workspace: Workspace, beat: () => Promise<unknown>, signal: AbortSignal): Promise<Omit<ScanResult, 'duration'>> {
     const { source } = await cloneRepository(job.target, workspace, {
-      guard: this.guard, hostSsh: this.options.settings.hostSsh, timeoutMs: this.options.cloneTimeoutMs,
+      guard: this.guard, hostSsh: this.options.settings.hostSsh, timeoutMs: this.options.cloneTimeoutMs, sshKeyInMemory: this.options.sshKeyInMemory,
     }, signal);
     this.checkAborted(signal);
     const count = await detectLanguages(source, this.options.languageFileBound ?? DEFAULT_LANGUAGE_FILE_BOUND);

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CloneCredential } from '../../application/ports/scanning';
@@ -162,12 +162,65 @@ async function sshKey(credential: Extract<CloneCredential, { kind: 'ssh_key' }>,
 }
 
 /**
+ * The SSH key held in memory (vigil-agent, S1.4.7-29): a private ssh-agent of this clone, listening
+ * on a socket in a 0700 directory beside `src`, takes the key on its standard input (`ssh-add -`);
+ * ssh asks it to sign and never reads a key file. Only the pinned host keys (public) are written.
+ * The agent is stopped and the directory removed as soon as git exits.
+ */
+async function sshKeyInAgent(credential: Extract<CloneCredential, { kind: 'ssh_key' }>, url: CloneUrl, workspaceRoot: string): Promise<CloneAccess> {
+  if (url.scheme !== 'ssh') {
+    throw scanFailure('permanent', `Cloning ${url.display}: credential unusable: credential ${credential.id} is an SSH key and the URL is ${url.scheme}://; use an ssh:// or user@host:path URL.`);
+  }
+  const pinned = textFile(credential.knownHosts ?? '');
+  if (!pinned.split('\n').some((line) => line.trim() && !line.trim().startsWith('#'))) {
+    throw scanFailure('permanent', `Cloning ${url.display}: host key changed or unpinned: credential ${credential.id} pins no host key (known_hosts lines are required).`);
+  }
+  if (!credential.privateKey?.trim()) throw scanFailure('permanent', `Cloning ${url.display}: credential unusable: credential ${credential.id} holds no private key.`);
+  const dir = path.join(workspaceRoot, CREDENTIAL_DIR);
+  if (dir.includes('${')) throw scanFailure('transient', `The work directory ${workspaceRoot} contains "\${", which ssh reads as an environment variable; set VIGIL_AGENT_WORK_DIR to another directory.`);
+  await fs.mkdir(dir, { mode: 0o700 });
+  const socket = path.join(dir, 'agent.sock');
+  const agent = spawn('ssh-agent', ['-D', '-a', socket], { env: { PATH: process.env.PATH }, stdio: 'ignore' });
+  const dispose = async () => {
+    agent.kill('SIGTERM');
+    await fs.rm(dir, { recursive: true, force: true, maxRetries: 3 });
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      agent.once('error', (e) => reject(scanFailure('transient', `ssh-agent could not be started (${e.message}).`)));
+      const started = Date.now();
+      const look = () => fs.stat(socket).then(() => resolve(), () => (Date.now() - started > 5000 ? reject(scanFailure('transient', 'ssh-agent did not start listening.')) : setTimeout(look, 20)));
+      look();
+    });
+    await new Promise<void>((resolve, reject) => {
+      const add = execFile('ssh-add', ['-q', '-'], { env: { PATH: process.env.PATH, SSH_AUTH_SOCK: socket, LC_ALL: 'C' }, timeout: 10_000 }, (error, _stdout, stderr) => {
+        if (!error) return resolve();
+        const why = String(stderr).trim().split('\n')[0] || `exit ${error.code ?? error.signal}`;
+        reject(scanFailure('permanent', `Cloning ${url.display}: credential unusable: ssh cannot load the private key of credential ${credential.id} (${why.slice(0, 200)}).`));
+      });
+      add.stdin?.end(textFile(credential.privateKey));
+    });
+    const knownHosts = path.join(dir, 'known_hosts');
+    await fs.writeFile(knownHosts, pinned, { mode: 0o600, flag: 'wx' });
+    const command = [
+      'ssh', '-F', '/dev/null', '-o', 'IdentityFile=none', '-o', 'IdentitiesOnly=no', '-o', shellQuote(`IdentityAgent=${sshOptionPath(socket)}`),
+      '-o', shellQuote(`UserKnownHostsFile=${sshOptionPath(knownHosts)}`), '-o', 'GlobalKnownHostsFile=/dev/null', '-o', 'StrictHostKeyChecking=yes',
+      '-o', 'UpdateHostKeys=no', '-o', 'CheckHostIP=no', '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=30',
+    ].join(' ');
+    return { kind: 'ssh_key', env: { GIT_SSH_COMMAND: command }, secrets: [], dispose };
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}
+
+/**
  * What the clone of `url` authenticates with. Throws a permanent ScanFailure when the credential
  * does not fit the URL or an ssh URL has nothing to authenticate with.
  */
-export async function prepareCloneAccess(credential: CloneCredential | undefined, url: CloneUrl, workspaceRoot: string, hostSsh: boolean): Promise<CloneAccess> {
+export async function prepareCloneAccess(credential: CloneCredential | undefined, url: CloneUrl, workspaceRoot: string, hostSsh: boolean, options: { sshKeyInMemory?: boolean } = {}): Promise<CloneAccess> {
   if (credential?.kind === 'https_token') return httpsToken(credential, url);
-  if (credential?.kind === 'ssh_key') return sshKey(credential, url, workspaceRoot);
+  if (credential?.kind === 'ssh_key') return options.sshKeyInMemory ? sshKeyInAgent(credential, url, workspaceRoot) : sshKey(credential, url, workspaceRoot);
   if (credential) throw scanFailure('permanent', `Cloning ${url.display}: credential unusable: unknown credential kind.`);
   if (url.scheme !== 'ssh') return { kind: 'none', env: {}, secrets: [], dispose: nothing };
   if (!hostSsh) {

@@ -52,6 +52,8 @@ export interface GitCloneOptions {
    * environment when set (an internal CA), else the system's bundle.
    */
   caFile?: string;
+  /** An SSH key goes to a private ssh-agent, never to a file (git-credentials.ts). */
+  sshKeyInMemory?: boolean;
 }
 
 export interface Workspace {
@@ -241,7 +243,7 @@ export async function cloneRepository(target: ScanTarget, workspace: Workspace, 
   subPathSegments(target.subPath ?? '');
   const verdict = await options.guard.check(target.url);
   if (!verdict.allowed) throw scanFailure(verdict.permanent ? 'permanent' : 'transient', verdict.reason);
-  const access = await prepareCloneAccess(target.credential, verdict.url, workspace.root, options.hostSsh);
+  const access = await prepareCloneAccess(target.credential, verdict.url, workspace.root, options.hostSsh, { sshKeyInMemory: options.sshKeyInMemory });
   const clone = path.join(workspace.root, 'src');
   const timeoutMs = options.timeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS;
   const args = [

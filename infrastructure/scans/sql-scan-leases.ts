@@ -9,6 +9,11 @@ import { isUniqueViolation } from '../eventstore/sql-event-store';
  * an event each.
  */
 export class SqlScanLeases implements ScanLeaseStore {
+  /** Executors whose lock row this instance has seen in place (rows are never deleted). */
+  private readonly lockRows = new Set<string>();
+  /** The reservation under way per executor with a limit (see reserveWithin). */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
   constructor(private readonly db: Database) {}
 
   async reserve(scanId: number, attempt: number, worker: string, now: Date, leaseExpiresAt: string, limit?: number): Promise<boolean> {
@@ -30,9 +35,24 @@ export class SqlScanLeases implements ScanLeaseStore {
    * one only below the limit. A second instance claiming for the same executor waits on the lock and
    * then counts the first one's lease, so the limit holds across instances (ADR 0017).
    */
-  private async reserveWithin(scanId: number, attempt: number, worker: string, now: Date, leaseExpiresAt: string, limit: number): Promise<boolean> {
+  private reserveWithin(scanId: number, attempt: number, worker: string, now: Date, leaseExpiresAt: string, limit: number): Promise<boolean> {
+    // One reservation per executor at a time in this process: claims waiting on the executor's row
+    // lock would each hold a pooled connection meanwhile and starve the pool. Across instances the
+    // row lock orders them.
+    const previous = this.queues.get(worker) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(() => this.reserveLocked(scanId, attempt, worker, now, leaseExpiresAt, limit));
+    const tail = run.catch(() => undefined);
+    this.queues.set(worker, tail);
+    void tail.then(() => { if (this.queues.get(worker) === tail) this.queues.delete(worker); });
+    return run;
+  }
+
+  private async reserveLocked(scanId: number, attempt: number, worker: string, now: Date, leaseExpiresAt: string, limit: number): Promise<boolean> {
     const knex = this.db.knex;
-    await knex('scan_executor_locks').insert({ worker }).onConflict('worker').ignore();
+    if (!this.lockRows.has(worker)) {
+      await knex('scan_executor_locks').insert({ worker }).onConflict('worker').ignore();
+      this.lockRows.add(worker);
+    }
     try {
       return await knex.transaction(async (trx) => {
         await trx('scan_executor_locks').where({ worker }).forUpdate().select('worker');

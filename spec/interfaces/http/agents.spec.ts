@@ -71,7 +71,7 @@ describe('Agents over HTTP (interfaces/http/routes/agents.ts)', function () {
     expect(await v.eventCount()).to.equal(before);
   });
 
-  it('[S1.4.7-01] [S1.4.7-15] [S1.4.7-18] [S1.4.7-04] [S1.4.7-05] a poll claims up to the limit and carries max_concurrent; a result with duration in seconds completes the scan', async () => {
+  it('[S1.4.7-01] [S1.4.7-15] [S1.4.7-18] [S1.4.7-04] [S1.4.7-05] [S1.6-08] a poll claims up to the limit and carries max_concurrent; a result with duration in seconds completes the scan', async () => {
     const client = await agent();
     const empty = await client.poll(0, 1);
     expect(empty.status).to.equal(200);
@@ -87,6 +87,10 @@ describe('Agents over HTTP (interfaces/http/routes/agents.ts)', function () {
     const done = await client.result(first, 1, result);
     expect(done.status, JSON.stringify(done.body)).to.equal(200);
     expect(await scanOf(first)).to.deep.include({ status: 'completed', duration: 'PT42S', worker: `agent:${client.agentId}` });
+    const submitted = (await v.services.store.readStream('agent-reports')).at(-1)!;
+    expect(submitted.type).to.equal('AgentResultSubmitted');
+    expect(submitted.data).to.deep.include({ scanId: first, attempt: 1, audit: 'AGENT_RESULT_SUBMITTED' });
+    expect((submitted.data as { description: string }).description).to.contain((submitted.data as { acceptedAt: string }).acceptedAt);
     expect((await client.poll(0, 4)).body.jobs.map((j: { id: number }) => j.id)).to.deep.equal([second]);
     const iso = await client.result(second, 1, { ...result, duration: 'PT1M2.5S' });
     expect(iso.status).to.equal(200);
