@@ -26,7 +26,7 @@ async function digest(db: TestDatabase): Promise<Record<string, string>> {
  * scheduler runs on one instance at a time (its lease), and both instances answer from the same,
  * converged read models, equal to a replay of the log by one runner.
  */
-describe('two instances on one PostgreSQL', function () {
+describe('two instances on one PostgreSQL @db', function () {
   this.timeout(180_000);
   let database: TestDatabase;
   let a: RunningVigil;
