@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const services = compose(config);
   await runMigrations(services.db.knex, services.db.engine);
-  await rebuildProjections(services.projections, process.argv.slice(2), (line) => process.stdout.write(`${line}\n`));
+  await rebuildProjections(services.projections, process.argv.slice(2), (line) => process.stdout.write(`${line}\n`), process.stderr);
   await services.store.close();
   await services.db.close();
 }

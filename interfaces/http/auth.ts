@@ -49,7 +49,7 @@ export function authMiddleware(deps: {
         req.principal = principal;
         req.bearer = secret;
       }
-      req.ctx = { actor: req.principal?.accountId ?? null, address: req.clientAddress ?? null, userAgent: req.headers['user-agent'] ?? null, correlationId: (req.headers['x-correlation-id'] as string) ?? null, now };
+      req.ctx = { actor: req.principal?.accountId ?? null, address: req.clientAddress ?? null, userAgent: req.headers['user-agent'] ?? null, correlationId: req.requestId ?? null, now };
       const rule = route.auth;
       if (rule === 'public') return next();
       const p = req.principal;

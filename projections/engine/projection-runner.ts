@@ -223,10 +223,20 @@ export class ProjectionRunner {
     await this.replayLanes(this.projections);
   }
 
-  /** Each lane (Projection.lane) stepped in a loop of its own, the loops side by side, until caught up. */
-  private async replayLanes(projections: readonly Projection[]): Promise<void> {
-    await Promise.all(lanesOf(projections).map(async (lane) => {
-      while ((await this.step(lane)) === this.batchSize) { /* a full batch: more may follow */ }
+  /**
+   * Each lane (Projection.lane) stepped in a loop of its own, the loops side by side, until caught up.
+   * `onProgress` hears the events the slowest lane has read so far (a rebuild's progress bar).
+   */
+  private async replayLanes(projections: readonly Projection[], onProgress?: (eventsDone: number) => void): Promise<void> {
+    const lanes = lanesOf(projections);
+    const done = lanes.map(() => 0);
+    await Promise.all(lanes.map(async (lane, i) => {
+      for (;;) {
+        const read = await this.step(lane);
+        done[i] += read;
+        onProgress?.(Math.min(...done));
+        if (read !== this.batchSize) break; // a full batch: more may follow
+      }
     }));
   }
 
@@ -315,8 +325,13 @@ export class ProjectionRunner {
 
   get error(): Error | null { return this.lastError; }
 
+  /** How many events a replay from the start reads (null when the event store cannot count them). */
+  async eventsInLog(): Promise<number | null> {
+    return this.source.countAfter ? this.source.countAfter(START, Number.MAX_SAFE_INTEGER) : null;
+  }
+
   /** Empties each projection's tables and recorded failures, resets its checkpoint, replays from the start. */
-  async rebuild(selected: readonly Projection[] = this.projections): Promise<void> {
+  async rebuild(selected: readonly Projection[] = this.projections, onProgress?: (eventsDone: number) => void): Promise<void> {
     await this.ensureCheckpoints();
     this.waiters.forget(selected.map((p) => p.name));
     await this.db.knex.transaction(async (trx) => {
@@ -327,7 +342,7 @@ export class ProjectionRunner {
       await trx(FAILURES_TABLE).whereIn('projection', selected.map((p) => p.name)).del();
       await trx('projection_checkpoints').whereIn('name', selected.map((p) => p.name)).update({ commit_id: '0', position: 0, handled_position: 0, updated_at: new Date().toISOString() });
     });
-    await this.replayLanes(selected);
+    await this.replayLanes(selected, onProgress);
   }
 
   /** After a failed shared step, advance each projection alone so one broken read model does not hold back the others. */

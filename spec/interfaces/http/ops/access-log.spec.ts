@@ -45,6 +45,19 @@ describe('access log and request id', function () {
     expect((await fetch(`${v.url}/api/v1/health`, { headers: { 'x-request-id': longest } })).headers.get('x-request-id')).to.equal(longest);
   });
 
+  it('[#15] the id is the correlationId of the events the request appends; X-Correlation-Id is taken under the same rule', async () => {
+    const token = await v.signIn();
+    const made = await v.request('POST', '/repositories', { token, body: { url: 'https://git.example/log/corr' }, headers: { 'x-request-id': 'deploy-7.step-2' } });
+    expect(made.status).to.equal(201);
+    const row = await v.database.db.knex('events').where({ type: 'RepositoryRegistered' }).orderBy('position', 'desc').first();
+    expect(JSON.parse(row.metadata).correlationId).to.equal('deploy-7.step-2');
+    const viaGateway = await v.request('GET', '/health', { headers: { 'x-correlation-id': 'gw-123' } });
+    expect(viaGateway.headers.get('x-request-id')).to.equal('gw-123');
+    const hostile = await v.request('POST', '/repositories', { token, body: { url: 'https://git.example/log/corr2' }, headers: { 'x-correlation-id': 'x'.repeat(3000) } });
+    const newest = await v.database.db.knex('events').where({ type: 'RepositoryRegistered' }).orderBy('position', 'desc').first();
+    expect(JSON.parse(newest.metadata).correlationId).to.equal(hostile.headers.get('x-request-id')).and.to.have.length(36);
+  });
+
   it('[#15] names paths no route declares "unmatched" and still logs them', async () => {
     const answer = await v.request('GET', '/api/v1/nothing-here/../etc');
     const line = lines().find((l) => l.requestId === answer.headers.get('x-request-id'));
