@@ -14,6 +14,12 @@ import { v012EventsIdempotencePerStream } from './v012-events-idempotence-per-st
 import { v013AuditChainScheme2 } from './v013-audit-chain-scheme-2';
 import { v014ProjectionFailures } from './v014-projection-failures';
 import { v016AuditChainScheme3 } from './v016-audit-chain-scheme-3';
+import { v017SiemExport } from './v017-siem-export';
+import { v023Agents } from './v023-agents';
+import { v024AgentOperations } from './v024-agent-operations';
+import { v026SingleSignOn } from './v026-single-sign-on';
+import { v027SecondFactor } from './v027-second-factor';
+import { v028Scim } from './v028-scim';
 
 export interface Migration {
   name: string;
@@ -21,7 +27,29 @@ export interface Migration {
 }
 
 /** In order. Never edit a migration that has shipped: add the next one. */
-export const migrations: Migration[] = [v001EventLog, v002Identity, v003Targets, v004Backlog, v005BuildSbomComponents, v006Scorecards, v007Scans, v008Enrichment, v009GateIndexes, v010Credentials, v011ProjectionHandledPosition, v012EventsIdempotencePerStream, v013AuditChainScheme2, v014ProjectionFailures, v016AuditChainScheme3];
+export const migrations: Migration[] = [
+  v001EventLog,
+  v002Identity,
+  v003Targets,
+  v004Backlog,
+  v005BuildSbomComponents,
+  v006Scorecards,
+  v007Scans,
+  v008Enrichment,
+  v009GateIndexes,
+  v010Credentials,
+  v011ProjectionHandledPosition,
+  v012EventsIdempotencePerStream,
+  v013AuditChainScheme2,
+  v014ProjectionFailures,
+  v016AuditChainScheme3,
+  v017SiemExport,
+  v023Agents,
+  v024AgentOperations,
+  v026SingleSignOn,
+  v027SecondFactor,
+  v028Scim,
+];
 
 /** knex's migrator with our list as its source: it keeps knex_migrations and a lock row, so two instances starting together run each migration once. */
 export async function runMigrations(knex: Knex, engine: 'postgres' | 'mysql' | 'pglite'): Promise<void> {

@@ -25,6 +25,7 @@ function throttled(scope: ThrottleScope, subject: string) {
 
 export type SignInOutcome =
   | { signedIn: { token: string; expiresAt: string; account: AccountView } }
+  | { secondFactorRequired: { challenge: string; expiresAt: string } }
   | { refused: 'credentials' }
   | { refused: 'throttled'; retryAfterSeconds: number };
 
@@ -50,6 +51,10 @@ export interface IdentityPorts {
   secrets: SecretMinter;
   throttle: SignInThrottle;
   policy: SessionPolicy;
+  /** The account the installation was bootstrapped with (the `bootstrap` stream), or null. */
+  bootstrapAccount: () => Promise<number | null>;
+  /** The local second factor (issue #14): a challenge instead of a session for an enrolled account. */
+  secondFactor?: { challengeFor(ctx: RequestContext, account: AccountView): Promise<{ challenge: string; expiresAt: string } | null> };
 }
 
 /**
@@ -159,8 +164,12 @@ export class IdentityService {
   /** `fields` name the username and password where a refusal quotes them (the route's body members). */
   async signIn(ctx: RequestContext, username: string, password: string, addressBucket: string,
     fields: { username: string; password: string } = { username: 'username', password: 'password' }): Promise<SignInOutcome> {
-    if (this.policy.oidcIssuer && !this.policy.passwordLogin) throw refuse.forbidden('Password sign-in is turned off; sign in through single sign-on.');
     const name = typeof username === 'string' ? username : '';
+    // Password sign-in off (only while an issuer is set): the bootstrap account alone still signs
+    // in with its password, so that an administrator can recover when the provider is away.
+    if (this.policy.oidcIssuer && !this.policy.passwordLogin && !(await this.isBootstrapAccount(name))) {
+      throw refuse.forbidden('Password sign-in is turned off; sign in through single sign-on.');
+    }
     const accountKey = name.toLowerCase().slice(0, 200);
     await this.recordEndedThrottles(ctx);
     const attempt = this.throttle.attempt(accountKey, addressBucket, ctx.now.getTime());
@@ -190,12 +199,24 @@ export class IdentityService {
       return { refused: 'credentials' };
     }
     this.throttle.succeeded(accountKey, addressBucket);
-    const { account } = found;
+    const challenge = await this.ports.secondFactor?.challengeFor(ctx, found.account);
+    if (challenge) return { secondFactorRequired: challenge };
+    return { signedIn: await this.openSession(ctx, found.account) };
+  }
+
+  /** A new session for an account that proved who it is (a password, or a provider's verified ID token). */
+  async openSession(ctx: RequestContext, account: AccountView, method: 'password' | 'oidc' = 'password'): Promise<{ token: string; expiresAt: string; account: AccountView }> {
     const token = this.ports.secrets.newSecret('session');
     const expiresAt = new Date(ctx.now.getTime() + this.policy.lifetimeMs);
     await this.sessions.open(sha256Hex(token), { accountId: account.id, at: ctx.now, expiresAt });
-    await this.commands.appendAll([{ stream: streams.sessions(account.id), events: [{ type: 'SignedIn', data: { accountId: account.id } }], expectedRevision: 'any' }], { ...ctx, actor: account.id });
-    return { signedIn: { token, expiresAt: expiresAt.toISOString(), account } };
+    const data = method === 'password' ? { accountId: account.id } : { accountId: account.id, method };
+    await this.commands.appendAll([{ stream: streams.sessions(account.id), events: [{ type: 'SignedIn', data }], expectedRevision: 'any' }], { ...ctx, actor: account.id });
+    return { token, expiresAt: expiresAt.toISOString(), account };
+  }
+
+  private async isBootstrapAccount(name: string): Promise<boolean> {
+    const id = name ? await this.ports.bootstrapAccount() : null;
+    return id !== null && (await this.accounts.byUsername(name))?.account.id === id;
   }
 
   private async recordRefusal(ctx: RequestContext, username: string, reason: 'credentials' | 'control_characters'): Promise<void> {

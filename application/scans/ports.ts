@@ -22,7 +22,9 @@ export interface LeaseRow {
  */
 export interface ScanLeaseStore {
   /** Takes attempt `attempt` of the scan for `worker`; false when another executor took it first. */
-  reserve(scanId: number, attempt: number, worker: string, now: Date, leaseExpiresAt: string): Promise<boolean>;
+  reserve(scanId: number, attempt: number, worker: string, now: Date, leaseExpiresAt: string, limit?: number): Promise<boolean>;
+  /** With `limit`: only while the worker holds fewer claimed, unreported, unexpired leases (atomic across instances). */
+  held(worker: string, now: Date): Promise<number>;
   get(scanId: number, attempt: number): Promise<LeaseRow | undefined>;
   /** Moves the lease to `until`, only while `worker` holds it and it has not lapsed at `now`. */
   renew(scanId: number, attempt: number, worker: string, now: Date, until: string): Promise<boolean>;

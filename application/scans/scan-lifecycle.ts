@@ -21,6 +21,11 @@ export interface ScanExecutorIdentity {
   readonly holdsCredentials: boolean;
   /** Labels it answers to (VIGIL_WORKER_LABELS); no target names one yet. */
   readonly labels: readonly string[];
+  /**
+   * An agent's max_concurrent: the lease store counts its claimed, unreported, unexpired scans in the
+   * database at each claim (S1.4.7-15). Absent: the caller bounds itself (the built-in worker).
+   */
+  readonly limit?: number;
 }
 
 export interface ClaimedScan {
@@ -115,7 +120,7 @@ export class ScanLifecycle {
           if (claimedEvent.type !== 'ScanClaimed') throw new Error('ClaimScan decided something else than ScanClaimed');
           const { attempt, leaseExpiresAt, targetKind, targetId } = claimedEvent.data;
           if (!reserved) {
-            if (!(await this.leases.reserve(scanId, attempt, executor.worker, now, leaseExpiresAt))) return null; // another executor was first
+            if (!(await this.leases.reserve(scanId, attempt, executor.worker, now, leaseExpiresAt, executor.limit))) return null; // another executor was first
             reserved = { attempt };
           } else if (reserved.attempt !== attempt) {
             return null;
@@ -146,6 +151,30 @@ export class ScanLifecycle {
       const held = reserved as { attempt: number } | null;
       if (held) await this.leases.release(scanId, held.attempt).catch(() => undefined);
     }
+  }
+
+  /**
+   * The claim `worker` holds on attempt `attempt` of a scan (its lease row), with the scan's target as
+   * the executor received it; null when it holds none (never claimed, reported already, or lapsed and
+   * handed back): an agent's report of such an attempt is stale.
+   */
+  async claimHeld(scanId: number, attempt: number, worker: string): Promise<ClaimedScan | null> {
+    const lease = await this.leases.get(scanId, attempt);
+    if (!lease || lease.worker !== worker) return null;
+    const { value: state } = await this.commands.transact(this.ctx(this.clock.now(), `scan:${scanId}`), async (unit) => (await unit.load(streams.scan(scanId), scanDecider)).state);
+    if (state.status === 'new') return null;
+    const target = await this.targets.scanTarget(state.target.kind, state.target.id);
+    return { scanId, attempt, worker, leaseExpiresAt: lease.lease_expires_at, target: target ?? { kind: state.target.kind, id: state.target.id } };
+  }
+
+  /** The executor's claimed, unreported, unexpired scans, counted in the database. */
+  held(worker: string): Promise<number> {
+    return this.leases.held(worker, this.clock.now());
+  }
+
+  /** Whether any scan is claimable now by an executor holding credentials or not. */
+  async waiting(holdsCredentials: boolean): Promise<boolean> {
+    return (await this.scans.claimable(this.clock.now(), 1, holdsCredentials)).length > 0;
   }
 
   // ---- lease -------------------------------------------------------------------------------

@@ -18,6 +18,9 @@ export interface GateIssue {
   readonly fixable: boolean;
   readonly triageStatus: TriageStatus;
   readonly type: IssueType;
+  /** The finding's file and line, when it has them ('' or null otherwise). */
+  readonly path?: string | null;
+  readonly line?: number | null;
 }
 
 export interface GateInput {
@@ -28,7 +31,10 @@ export interface GateInput {
 }
 
 function finding(rule: FindingViolation['rule'], issue: GateIssue, reason: string): FindingViolation {
-  return { rule, reason, issueId: issue.issueId, identifier: issue.identifier, severity: issue.severity, package: issue.package };
+  return {
+    rule, reason, issueId: issue.issueId, identifier: issue.identifier, severity: issue.severity, package: issue.package,
+    ...(issue.path ? { path: issue.path } : {}), ...(issue.path && issue.line && issue.line > 0 ? { line: issue.line } : {}),
+  };
 }
 
 function where(issue: GateIssue): string {

@@ -16,6 +16,9 @@ export interface FindingViolation {
   readonly identifier: string;
   readonly severity: Severity;
   readonly package: string | null;
+  /** Where the finding is, when the issue has a location (SAST, secrets, IaC; the CI client's annotations and SARIF use them). */
+  readonly path?: string;
+  readonly line?: number;
 }
 
 export type Violation = TargetViolation | FindingViolation;

@@ -3,7 +3,7 @@ import { isScope, Role, Scope, scopesAllowedFor } from './roles';
 
 export type KeyRestriction = { kind: 'repository' | 'container'; id: number } | null;
 
-export type RevocationReason = 'revoked' | 'password_changed' | 'password_reset' | 'target_deleted';
+export type RevocationReason = 'revoked' | 'password_changed' | 'password_reset' | 'target_deleted' | 'deprovisioned';
 
 /** One key's stream: `api-key-<id>`. The secret never enters an event, only its SHA-256. */
 export type ApiKeyEvent =

@@ -18,6 +18,7 @@ export const SETTINGS: Record<string, SettingDefinition> = {
   scan_default_interval_days: { kind: 'integer', default: 7, writers: ['administrator'], min: 0, max: 365 },
   triage_four_eyes: { kind: 'boolean', default: false, writers: ['administrator'] },
   notification_allow_private_url: { kind: 'boolean', default: false, writers: ['administrator'] },
+  siem_allow_private_destination: { kind: 'boolean', default: false, writers: ['administrator'] },
   ticket_project: { kind: 'string', default: null, writers: ['administrator'] },
   ticket_user: { kind: 'string', default: null, writers: ['administrator'] },
   evidence_retention_days: { kind: 'integer', default: 365, writers: ['platform_governor'], min: 1, max: 36500 },

@@ -18,6 +18,15 @@ export const streams = {
   signInThrottle: 'sign-in-throttle',
   bearerFailures: 'bearer-failures',
   settings: 'settings',
+  // identity: single sign-on, second factor, SCIM (issue #14)
+  /** A provider subject's binding; the key is the SHA-256 of issuer and subject. */
+  ssoSubject: (key: string) => `sso-subject-${key}`,
+  ssoAccount: (accountId: number) => `sso-account-${accountId}`,
+  ssoRefusals: 'sso-refusals',
+  secondFactor: (accountId: number) => `second-factor-${accountId}`,
+  scimToken: 'scim-token',
+  scimUser: (accountId: number) => `scim-user-${accountId}`,
+  scimGroup: (teamId: number) => `scim-group-${teamId}`,
   // targets
   target: (kind: TargetKind, id: number) => `${kind}-${id}`,
   /** The reservation of a target's (identity, branch, sub-path) key (trap 4). */
@@ -38,11 +47,24 @@ export const streams = {
   // scans
   scan: (id: number) => `scan-${id}`,
   scanWaiting: (kind: TargetKind, id: number) => `scan-waiting-${kind}-${id}`,
+  // agents: one stream per agent row (its id is the agent key's id), and the refusals they met
+  agent: (id: number) => `agent-${id}`,
+  agentRefusals: 'agent-refusals',
   // gate, scorecards, enrichment
   gateVerdict: (id: number) => `gate-verdict-${id}`,
   scorecardBadge: (id: number) => `scorecard-badge-${id}`,
   feed: (feed: string) => `feed-${feed}`,
   kevListed: (issueKey: string) => `kev-listed-${issueKey}`,
+  // SIEM export and audit
+  siemConfig: 'siem-config',
+  siemTests: 'siem-tests',
+  auditVerification: 'audit-verification',
+  // exports (issue #11)
+  /** The platform signing key, sealed: appended once with no_stream, so instances racing keep one key. */
+  platformSigningKey: 'platform-signing-key',
+  projectExports: (projectId: number) => `project-exports-${projectId}`,
+  vexIngest: (id: string) => `vex-ingest-${id}`,
+  evidenceBundle: (id: number) => `evidence-bundle-${id}`,
 } as const;
 
 /** A scan's own stream (other kinds start with "scan-" too: scan-waiting-...). */

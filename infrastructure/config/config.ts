@@ -3,7 +3,11 @@ import * as path from 'node:path';
 import { DatabaseTarget, parseDatabaseUrl } from './database-url';
 import { FeedSettings, loadFeedSettings } from '../feeds/feed-settings';
 import { loadScannerSettings, ScannerSettings } from '../scanning/settings';
+import { loadSiemSettings, SiemSettings } from '../siem/siem-settings';
+import { ExportSettings, loadExportSettings } from '../exports/export-settings';
+import { loadOpsSettings, OpsSettings } from './ops-settings';
 import { parseBoolean, parseDuration, parseInteger, parseSize, SettingError } from './units';
+import { loadOidcSettings, loadSecondFactorFailures, OidcSettings } from './sso-settings';
 
 /**
  * Every VIGIL_* setting Vigil reads, validated once at start. A malformed value stops the
@@ -34,6 +38,10 @@ export interface Config {
   bootstrap: { username: string; password: string } | null;
   passwordLogin: boolean;
   oidcIssuer: string | null;
+  /** Single sign-on (issue #14): VIGIL_OIDC_* (infrastructure/config/sso-settings.ts); null while no issuer is set. */
+  oidc: OidcSettings | null;
+  /** VIGIL_SECOND_FACTOR_FAILURES (issue #14). */
+  secondFactorFailures: number;
   sessionLifetimeMs: number;
   sessionIdleMs: number;
   apiDocsEnabled: boolean;
@@ -58,6 +66,12 @@ export interface Config {
   scans: ScanSettings;
   /** The built-in executor (spec 1 §8.3): VIGIL_WORK_DIR, VIGIL_GIT_ALLOWED_HOSTS, VIGIL_HOST_SSH, VIGIL_IMAGE_*, VIGIL_VULNERABILITY_DB_DIR (infrastructure/scanning/settings.ts). */
   scanners: ScannerSettings;
+  /** The SIEM export and the audit mirror (issue #13): VIGIL_SIEM_*, VIGIL_AUDIT_MIRROR* (infrastructure/siem/siem-settings.ts). */
+  siem: SiemSettings;
+  /** Exports and the platform signing key (issue #11): VIGIL_SIGNING_KEY[_FILE], VIGIL_VEX_AUTHOR (infrastructure/exports/export-settings.ts). */
+  exports: ExportSettings;
+  /** Running as a service: VIGIL_SHUTDOWN_TIMEOUT, VIGIL_METRICS_TOKEN (infrastructure/config/ops-settings.ts). */
+  ops: OpsSettings;
 }
 
 export interface ScanSettings {
@@ -171,6 +185,8 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrap: bootstrapUser && bootstrapPassword ? { username: bootstrapUser, password: bootstrapPassword } : null,
     passwordLogin: bool('VIGIL_PASSWORD_LOGIN', true),
     oidcIssuer: read(env, 'VIGIL_OIDC_ISSUER') ?? null,
+    oidc: loadOidcSettings(env),
+    secondFactorFailures: loadSecondFactorFailures(env),
     sessionLifetimeMs: duration('VIGIL_SESSION_LIFETIME', '12h'),
     sessionIdleMs: duration('VIGIL_SESSION_IDLE', '60m'),
     apiDocsEnabled: bool('VIGIL_API_DOCS_ENABLED', false),
@@ -205,6 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
     version: read(env, 'VIGIL_VERSION') ?? '0.1.0',
     readYourWritesTimeoutMs: duration('VIGIL_READ_YOUR_WRITES_TIMEOUT', '10s'),
     feeds: loadFeedSettings(env),
+    siem: loadSiemSettings(env),
     scans: {
       embeddedWorker: bool('VIGIL_EMBEDDED_WORKER', true),
       maxConcurrent: parseInteger('VIGIL_SCAN_MAX_CONCURRENT', read(env, 'VIGIL_SCAN_MAX_CONCURRENT') ?? '2', 1, 64),
@@ -215,5 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
       retryDelaysMs: parseRetryDelays('VIGIL_SCAN_RETRY_DELAYS', read(env, 'VIGIL_SCAN_RETRY_DELAYS') ?? '1m,5m,15m'),
     },
     scanners: loadScannerSettings(env, dataDir),
+    exports: loadExportSettings(env, read(env, 'VIGIL_BRAND_NAME') ?? 'Vigil'),
+    ops: loadOpsSettings(env),
   };
 }

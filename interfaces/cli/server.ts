@@ -4,6 +4,7 @@ import { loadConfig } from '../../infrastructure/config/config';
 import { SettingError } from '../../infrastructure/config/units';
 import { createApp } from '../http/app';
 import { allRoutes } from '../http/routes';
+import { HttpDrain } from '../http/ops/drain';
 
 /** `npm start`: settings, migrations, projections caught up, bootstrap account, then HTTP on VIGIL_PORT. */
 async function main(): Promise<void> {
@@ -26,19 +27,29 @@ async function main(): Promise<void> {
   services.scanScheduler.start(); // VIGIL_SCHEDULER_INTERVAL: lease lapses, then due targets
   services.scanWorker.start(); // VIGIL_EMBEDDED_WORKER; stays off (logged) without an executor
   services.feeds.start(config.feeds.intervalMs); // KEV and EPSS, VIGIL_FEED_INTERVAL (0: off)
-  const { app } = createApp(config, services, allRoutes(services));
+  services.siemDeliverer.start(); // the SIEM outbox, VIGIL_SIEM_INTERVAL (one instance at a time)
+  const drain = new HttpDrain();
+  const { app } = createApp(config, services, allRoutes(services), { first: [drain.middleware()] });
   const server = http.createServer(app);
   server.listen(config.port, config.host, () => log.info(`Vigil listening on http://${config.host}:${config.port}/api/v1`));
+  let stopping = false;
   const stop = async (signal: string) => {
-    log.info(`${signal}: stopping`);
-    server.close();
+    if (stopping) return;
+    stopping = true;
+    // Requests in flight finish first (they may wait for the read models, so the projections run
+    // on until then); then the loops stop and the connections to the databases close.
+    log.info(`${signal}: stopping; draining requests in flight (at most ${config.ops.shutdownTimeoutMs} ms, VIGIL_SHUTDOWN_TIMEOUT)`);
+    const inTime = await drain.drain(server, config.ops.shutdownTimeoutMs);
+    if (!inTime) log.warn('Requests still running at VIGIL_SHUTDOWN_TIMEOUT were cut');
     await services.scanWorker.stop();
     await services.scanScheduler.stop();
     await services.reviewScheduler.stop();
     await services.feeds.stop();
+    await services.siemDeliverer.stop();
     await services.projections.stop();
     await services.store.close();
     await services.db.close();
+    log.info('Stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -13,6 +13,8 @@ import { SqlIdGenerator } from '../../infrastructure/db/sql-id-generator';
 import { EsdbEventStore } from '../../infrastructure/eventstore/esdb-event-store';
 import { SqlEventStore } from '../../infrastructure/eventstore/sql-event-store';
 import { createLogger } from '../../infrastructure/logging/logger';
+import { ObservedEventStore } from '../../infrastructure/eventstore/observed-event-store';
+import { VigilMetrics } from '../../infrastructure/metrics/vigil-metrics';
 import { allProjections } from '../../projections';
 import { ProjectionRunner } from '../../projections/engine/projection-runner';
 import { SqlVisibility } from '../../projections/identity/visibility';
@@ -42,6 +44,8 @@ export interface Core {
   /** This process among the instances sharing the database (leases, worker ids). */
   instance: string;
   overrides: Overrides;
+  /** GET /metrics: this instance's counters and the read models' gauges (infrastructure/metrics). */
+  metrics: VigilMetrics;
 }
 
 /**
@@ -51,9 +55,12 @@ export interface Core {
 export function composeCore(config: Config, overrides: Overrides = {}): Core {
   const log = overrides.logger ?? createLogger(config.logLevel, config.logFormat);
   const db = overrides.database ?? openDatabase(config.database);
-  const store: EventStore = config.eventStoreUrl ? new EsdbEventStore(config.eventStoreUrl) : new SqlEventStore(db);
+  const logStore: EventStore = config.eventStoreUrl ? new EsdbEventStore(config.eventStoreUrl) : new SqlEventStore(db);
+  const metrics = new VigilMetrics();
+  // Commands append through the measured store; the projections read the log itself.
+  const store: EventStore = new ObservedEventStore(logStore, metrics);
   const ids = new SqlIdGenerator(db);
-  const projections = new ProjectionRunner(db, store as never, allProjections, {
+  const projections = new ProjectionRunner(db, logStore as never, allProjections, {
     sourceIsDatabase: !config.eventStoreUrl,
     onError: (e, name) => log.error(`Projection ${name} failed; it retries from its checkpoint`, { error: e.stack }),
     onFailure: (f) => log.error(
@@ -69,6 +76,6 @@ export function composeCore(config: Config, overrides: Overrides = {}): Core {
   };
   return {
     config, log, clock: overrides.clock ?? systemClock, db, store, ids, projections, commands: new CommandHandler(store, ids, barrier), visibility: new SqlVisibility(db),
-    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, overrides,
+    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`, overrides, metrics,
   };
 }

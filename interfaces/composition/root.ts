@@ -1,12 +1,16 @@
 import { Config } from '../../infrastructure/config/config';
 import { runMigrations } from '../../migrations';
 import { Services } from '../http/services';
+import { composeAgents } from './agents';
 import { composeBacklog } from './backlog';
 import { composeCore, Overrides } from './core';
 import { composeIdentity } from './identity';
 import { composeEnrichment, composeGate, composeScorecards } from './insight';
 import { composeScans } from './scans';
+import { composeSiem } from './siem';
 import { composeTargets } from './targets';
+import { composeExports } from './exports';
+import { ScanQueueQueries } from '../../projections/scans/queue-queries';
 
 export type { Overrides } from './core';
 
@@ -21,10 +25,16 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
   const targets = composeTargets(core, identity);
   const backlog = composeBacklog(core, identity, targets);
   const scans = composeScans(core, identity, targets, backlog);
+  const scanQueue = new ScanQueueQueries(core.db);
+  core.metrics.bindReadModels({ projections: () => core.projections.status(), scanCounts: () => scanQueue.countsByStatus() });
   return {
+    metrics: core.metrics,
     config, log: core.log, clock: core.clock, db: core.db, store: core.store, commands: core.commands, projections: core.projections,
     ...identity, targets: targets.targets, credentials: targets.credentials, sources: targets.sources, ...targets.queries, ...backlog, ...scans,
     ...composeGate(core), ...composeScorecards(core, identity), ...composeEnrichment(core),
+    ...composeSiem(core, identity, targets.secretBox),
+    ...composeExports(core, targets, backlog),
+    ...composeAgents(core, targets, scans),
   };
 }
 

@@ -1,4 +1,4 @@
-import express, { NextFunction, Response } from 'express';
+import express, { NextFunction, RequestHandler, Response } from 'express';
 import { Config } from '../../infrastructure/config/config';
 import { authMiddleware } from './auth';
 import { clientAddress } from './client-address';
@@ -9,9 +9,14 @@ import { RouteTable } from './route-table';
 import { dispatch, routeRequest } from './routing';
 import { WindowCounter } from './rate-limits';
 import { refuseNul } from './refuse-nul';
+import { scimMiddleware } from './scim';
 import { Services } from './services';
-import { swaggerUiHtml } from './swagger-ui';
+import { explorerPages } from './explorer/pages';
 import { useRequestValidation } from './validation';
+import { accessLog } from './ops/access-log';
+import { metricsPage, requestMetrics } from './ops/metrics-page';
+import { requestId } from './ops/request-id';
+import { securityHeaders } from './ops/security-headers';
 import { webPages } from './web-ui';
 
 /**
@@ -21,7 +26,7 @@ import { webPages } from './web-ui';
  * route's access rule (401/403), then the OpenAPI validation of the request (400), then the handler
  * of the matched route.
  */
-export function createApp(config: Config, services: Services, routes: RouteDef[]) {
+export function createApp(config: Config, services: Services, routes: RouteDef[], ops: { first?: RequestHandler[] } = {}) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -40,14 +45,25 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
       res.json(apiDoc);
     });
   }
-  if (config.swaggerUiEnabled) pages.set('/swagger-ui.html', async (_req, res) => { res.type('html').send(swaggerUiHtml(config.brandName)); });
+  if (config.ops.metricsToken) pages.set('/metrics', metricsPage(services.metrics, config.ops.metricsToken));
+  if (config.swaggerUiEnabled) for (const [path, page] of explorerPages(config.brandName)) pages.set(path, page);
   // The web interface: `/` and its built files under /ui/ (web-ui.ts, ADR 0020).
   for (const [path, page] of webPages(config.brandName)) pages.set(path, page);
 
+  // Operations (ops/): request id, security headers, one access-log line per request; first, so
+  // that every answer (404s and problem documents included) carries them.
+  for (const handler of ops.first ?? []) app.use(handler);
+  app.use(requestId());
+  app.use(securityHeaders());
   app.use((req: VigilRequest, _res, next) => {
     req.clientAddress = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'] as string | undefined, config.trustedProxies);
     next();
   });
+
+  // Refused bearer secrets count per address across the API and SCIM (spec 1 §5).
+  const bearerFailures = new WindowCounter(config.bearerFailuresPerWindow, config.bearerFailureWindowMs);
+  app.use(accessLog(services.log.child({ component: 'http' }), [requestMetrics(services.metrics)]));
+  app.use(scimMiddleware(services, bearerFailures)); // /scim/v2 (issue #14): its own table, token and error documents
 
   app.use(routeRequest(table, pages));
 
@@ -65,10 +81,10 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
   app.use(authMiddleware({
     identity: services.identity, clock: services.clock,
     keyRequests: new WindowCounter(config.apiKeyRequestsPerMinute, 60_000),
-    bearerFailures: new WindowCounter(config.bearerFailuresPerWindow, config.bearerFailureWindowMs),
+    bearerFailures,
   }));
 
-  useRequestValidation(app, apiDoc);
+  useRequestValidation(app, apiDoc, pages);
 
   app.use(dispatch());
   app.use(problemHandler(services.log));

@@ -55,7 +55,8 @@ export function authMiddleware(deps: {
       const p = req.principal;
       if (!p) throw problem.unauthorized();
       if (p.kind === 'key') {
-        const wait = deps.keyRequests.hit(`key:${p.keyId}`, now.getTime());
+        // Agent requests are not counted against the integration-key rate (S1.8.2-02).
+        const wait = rule.scope === 'agent' ? 0 : deps.keyRequests.hit(`key:${p.keyId}`, now.getTime());
         if (wait) throw problem.tooMany('This key has spent its request budget for the minute.', wait);
         if (rule.handlerDecides) return next();
         if (rule.sessionOnly) throw problem.forbidden('An integration key may not call this route; sign in.');

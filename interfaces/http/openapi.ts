@@ -1,3 +1,5 @@
+import { ANSWER_MEDIA_TYPES, ANSWER_SCHEMAS } from './openapi-answers';
+import { problemComponents, PROBLEM_RESPONSES } from './openapi-problems';
 import { RouteDef } from './route';
 
 /**
@@ -23,10 +25,7 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { title: string;
       tags: [r.tag],
       operationId: `${r.method}${r.path.replace(/[{}]/g, '').split('/').map((s) => s.replace(/(^|[-_])(\w)/g, (_, __, c: string) => c.toUpperCase())).join('')}`,
       parameters,
-      responses: Object.fromEntries(Object.entries(r.responses).map(([status, resp]) => [status, {
-        description: resp.description,
-        ...(resp.schema ? { content: { 'application/json': { schema: plain(resp.schema) } } } : {}),
-      }])),
+      responses: responsesOf(r),
     };
     if (r.auth !== 'public') op.security = [{ bearer: [] }, { apiKey: [] }];
     else op.security = [];
@@ -34,18 +33,61 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { title: string;
     if (r.rawBody) op.requestBody = { required: true, content: Object.fromEntries(r.rawBody.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) };
     paths[r.path] = { ...(paths[r.path] ?? {}), [r.method]: op };
   }
+  const problems = problemComponents();
+  // Only the shared responses some operation refers to (an unused component is noise to a reader).
+  const referenced = new Set([...JSON.stringify(paths).matchAll(/#\/components\/responses\/(\w+)/g)].map((m) => m[1]));
+  const responses = Object.fromEntries(Object.entries(problems.responses).filter(([name]) => referenced.has(name)));
   return {
     openapi: '3.1.0',
-    info,
+    info: {
+      ...info,
+      description: 'Self-hosted scan-and-backlog service. Sign in with POST /auth/sign-in and send the token as `Authorization: Bearer <token>`, or send an integration key as `X-API-Key`. Refusals are application/problem+json.',
+      license: { name: 'UNLICENSED: proprietary, see the repository', identifier: 'LicenseRef-Proprietary' },
+    },
     servers: [{ url: '/api/v1' }],
     paths,
     components: {
+      schemas: problems.schemas,
+      responses,
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer' },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
       },
     },
   };
+}
+
+/**
+ * An operation's answers: its success answers with their schema (the route's own, else
+ * openapi-answers.ts) and its refusals as references to the shared problem responses, the ones the
+ * route names plus those every route of its kind can give (400 always: a query parameter the
+ * operation does not declare is refused; 401/403/429 behind a credential, 404 with a path
+ * parameter, 413 with a body, 500 always).
+ */
+function responsesOf(r: RouteDef): Record<string, unknown> {
+  const key = `${r.method} ${r.path}`;
+  const statuses = new Set(Object.keys(r.responses).map(Number));
+  statuses.add(400);
+  if (r.auth !== 'public') { statuses.add(401); statuses.add(403); statuses.add(429); }
+  if (r.path.includes('{')) statuses.add(404);
+  if (r.body || r.rawBody) statuses.add(413);
+  if (r.rawBody) statuses.add(415);
+  statuses.add(500);
+  const out: Record<string, unknown> = {};
+  for (const status of [...statuses].sort((a, b) => a - b)) {
+    const declared = r.responses[status];
+    const schema = declared?.schema ? plain(declared.schema) : ANSWER_SCHEMAS[key]?.[status];
+    if (status < 400 || schema) {
+      out[status] = {
+        description: declared?.description ?? 'OK',
+        ...(schema ? { content: { [ANSWER_MEDIA_TYPES[key] ?? 'application/json']: { schema } } } : {}),
+      };
+      continue;
+    }
+    const shared = PROBLEM_RESPONSES[status];
+    out[status] = { $ref: `#/components/responses/${shared.name}`, ...(declared ? { description: declared.description } : {}) };
+  }
+  return out;
 }
 
 /** typebox schemas carry symbol keys; a JSON round trip leaves plain JSON Schema. */

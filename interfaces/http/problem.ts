@@ -76,7 +76,7 @@ export function problemHandler(log: { error: (msg: string, meta?: unknown) => vo
       if (e.status === 415) return sendProblem(res, new HttpProblem(415, TITLES[415], `Content type ${req.headers['content-type'] ?? '(none)'} is not accepted here.`));
       return sendProblem(res, problem.badRequest(describeValidation(e.errors as ValidatorErrorItem[], req, e.message), { errors: e.errors }));
     }
-    log.error('Unhandled error', { error: (error as Error)?.stack ?? String(error), method: req.method, path: req.path });
+    log.error('Unhandled error', { error: (error as Error)?.stack ?? String(error), method: req.method, path: req.path, requestId: (req as Request & { requestId?: string }).requestId });
     sendProblem(res, new HttpProblem(500, TITLES[500], 'Something went wrong on our side; it has been logged.'));
   };
 }

@@ -25,6 +25,8 @@ export interface VigilRequest extends Request {
   routeParams?: Record<string, string>;
   /** or a page outside /api/v1. */
   page_?: PageHandler;
+  /** X-Request-Id (ops/request-id.ts): the caller's when well-formed, otherwise a fresh UUID. */
+  requestId?: string;
 }
 
 /** A page outside /api/v1 (the OpenAPI document, its UI): it applies its own access rule. */

@@ -42,11 +42,28 @@ import type { PortfolioQueries } from '../../projections/targets/portfolio-queri
 import type { CredentialQueries } from '../../projections/credentials/queries';
 import type { SourceQueries } from '../../projections/sources/queries';
 import type { Logger } from 'winston';
+import type { SiemService } from '../../application/siem/siem-service';
+import type { SiemDeliverer } from '../../application/siem/siem-deliverer';
+import type { SqlOutbox } from '../../projections/siem/outbox';
+import type { PlatformKeys } from '../../application/signing/platform-keys';
+import type { ExportService } from '../../application/exports/export-service';
+import type { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
+import type { AgentService } from '../../application/agents/agent-service';
+import type { JobSignal } from '../../application/agents/job-signal';
+import type { AgentQueries } from '../../projections/agents/queries';
+import type { SsoService } from '../../application/identity/sso-service';
+import type { SecondFactorService } from '../../application/identity/second-factor-service';
+import type { SecondFactorQueries } from '../../projections/identity/second-factor-queries';
+import type { ScimService } from '../../application/identity/scim-service';
+import type { ScimQueries } from '../../projections/identity/scim-queries';
+import type { VigilMetrics } from '../../infrastructure/metrics/vigil-metrics';
 
 /** What the HTTP routes call: the application services, built by the container. */
 export interface Services {
   config: Config;
   log: Logger;
+  /** GET /metrics (issue #15). */
+  metrics: VigilMetrics;
   clock: Clock;
   db: Database;
   store: EventStore;
@@ -91,4 +108,24 @@ export interface Services {
   portfolioQueries: PortfolioQueries;
   credentialQueries: CredentialQueries;
   sourceQueries: SourceQueries;
+  /** The SIEM export (issue #13): configuration and test, the outbox deliverer, the outbox listing. */
+  siem: SiemService;
+  siemDeliverer: SiemDeliverer;
+  siemOutbox: SqlOutbox;
+  /** The platform signing key (issue #11). */
+  platformKeys: PlatformKeys;
+  exports: ExportService;
+  /** GET /issues/{id}?as_of= */
+  issueAsOf: IssueAsOfQueries;
+  /** Remote agents (issue #12). */
+  agents: AgentService;
+  agentQueries: AgentQueries;
+  agentJobSignal: JobSignal;
+  /** Single sign-on (issue #14); null while VIGIL_OIDC_ISSUER is unset. */
+  sso: SsoService | null;
+  secondFactors: SecondFactorService;
+  secondFactorQueries: SecondFactorQueries;
+  /** SCIM 2.0 at /scim/v2 (issue #14). */
+  scim: ScimService;
+  scimQueries: ScimQueries;
 }

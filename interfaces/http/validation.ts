@@ -8,7 +8,7 @@ import { API_BASE } from './route-table';
  * the app's routing settings: made case-sensitive here, and dispatch() (routing.ts) refuses to run
  * a handler when that lookup found another operation than the route table's match.
  */
-export function useRequestValidation(app: Express, apiDoc: object): void {
+export function useRequestValidation(app: Express, apiDoc: object, pages: ReadonlyMap<string, unknown> = new Map()): void {
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.use(OpenApiValidator.middleware({
@@ -16,7 +16,8 @@ export function useRequestValidation(app: Express, apiDoc: object): void {
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: false,
     validateSecurity: false,
-    ignorePaths: (path: string) => !path.startsWith(API_BASE),
+    // Pages (the API explorer's files under /api/v1/explorer) are no operations of the document.
+    ignorePaths: (path: string) => !path.startsWith(API_BASE) || pages.has(path),
     $refParser: { mode: 'dereference' },
   }));
 }

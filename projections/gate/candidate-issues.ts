@@ -31,7 +31,7 @@ function candidateStatement(policy: GatePolicy): { name: string; text: string } 
   if (!statement) {
     const threshold = SEVERITY_RANK[policy.severity];
     const atOrAbove = SEVERITIES.filter((s) => SEVERITY_RANK[s] >= threshold);
-    const text = 'SELECT id, identifier, rule_id, severity, package_name, kev, fixable, triage_status, type FROM issues'
+    const text = 'SELECT id, identifier, rule_id, severity, package_name, kev, fixable, triage_status, type, path, line FROM issues'
       + " WHERE target_kind = ? AND target_id = ? AND status = 'open'"
       + ` AND (kev = TRUE OR severity IN (${literals(atOrAbove)}))`
       + (policy.includePlugins ? '' : ` AND type NOT IN (${literals(PLUGIN_TYPES)})`)
@@ -46,7 +46,7 @@ function candidateStatement(policy: GatePolicy): { name: string; text: string } 
 
 interface CandidateRow {
   id: number; identifier: string | null; rule_id: string; severity: string; package_name: string | null;
-  kev: boolean | number; fixable: boolean | number | null; triage_status: string; type: string;
+  kev: boolean | number; fixable: boolean | number | null; triage_status: string; type: string; path: string | null; line: number | null;
 }
 
 /** The open issues of a target that can violate under the policy (GateReads.candidateIssues). */
@@ -56,5 +56,6 @@ export async function candidateIssues(db: Database, kind: TargetKind, id: number
   return rows.map((r) => ({
     issueId: Number(r.id), identifier: r.identifier ?? r.rule_id, severity: r.severity as Severity, package: r.package_name,
     kev: Boolean(r.kev), fixable: Boolean(r.fixable), triageStatus: r.triage_status as TriageStatus, type: r.type,
+    path: r.path, line: r.line === null ? null : Number(r.line),
   }));
 }

@@ -3,7 +3,7 @@ import { RouteDef } from '../../interfaces/http/route';
 
 /** Plausible values for the path parameters the routes declare. */
 const PARAM_VALUES: Record<string, string> = {
-  id: '1', accountId: '2', kind: 'repository', targetId: '1', slug: 'team-a', importId: '1', issueId: '1', badgeToken: 'vgl_b_token',
+  id: '1', accountId: '2', kind: 'repository', targetId: '1', slug: 'team-a', importId: '1', issueId: '1', badgeToken: 'vgl_b_token', major: '1',
 };
 
 /** The route's own path under /api/v1, its parameters filled in. */

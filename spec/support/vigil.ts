@@ -39,7 +39,7 @@ let counter = 0;
  * A real Vigil on a loopback port over a fresh database (PGlite by default), as `npm start` builds
  * it, with a bootstrap administrator. Tests talk to it over HTTP only.
  */
-export async function startVigil(options: { engine?: TestEngine; env?: Record<string, string>; clock?: ManualClock; database?: TestDatabase; overrides?: Pick<Overrides, 'scanExecutor' | 'normaliser'> } = {}): Promise<RunningVigil> {
+export async function startVigil(options: { engine?: TestEngine; env?: Record<string, string>; clock?: ManualClock; database?: TestDatabase; overrides?: Pick<Overrides, 'scanExecutor' | 'normaliser'>; logger?: winston.Logger } = {}): Promise<RunningVigil> {
   const engine = options.engine ?? 'pglite';
   if (!(await engineAvailable(engine))) throw new Error(`${engine} not reachable`);
   const database = options.database ?? (await createTestDatabase(engine, { migrate: false }));
@@ -47,7 +47,7 @@ export async function startVigil(options: { engine?: TestEngine; env?: Record<st
     VIGIL_BOOTSTRAP_USERNAME: ADMIN.username, VIGIL_BOOTSTRAP_PASSWORD: ADMIN.password, VIGIL_PORT: '0', VIGIL_LOG_LEVEL: 'error',
     VIGIL_DATA_DIR: '/nonexistent', ...options.env,
   });
-  const logger = winston.createLogger({ level: process.env.VIGIL_TEST_LOG ?? 'error', transports: [new winston.transports.Console()] });
+  const logger = options.logger ?? winston.createLogger({ level: process.env.VIGIL_TEST_LOG ?? 'error', transports: [new winston.transports.Console()] });
   const services = compose(config, { ...options.overrides, database: database.db, clock: options.clock, logger });
   await prepare(services);
   services.projections.start();

@@ -29,7 +29,9 @@ export function adminRoutes(s: Services): RouteDef[] {
         const projections = database === 'up' ? await s.projections.status() : [];
         const status = database === 'up' && eventStore === 'up' ? 'up' : 'down';
         res.status(status === 'up' ? 200 : 503);
-        return { status, eventStore, database, projections };
+        // The platform key's SHA-256 fingerprint once one exists (issue #11); health never generates it.
+        const signingKey = database === 'up' && eventStore === 'up' ? { fingerprint: await s.platformKeys.fingerprint().catch(() => null) } : null;
+        return { status, eventStore, database, projections, signingKey };
       },
     },
     {

@@ -5,6 +5,7 @@ import { RouteDef, VigilRequest } from '../route';
 import { MAX_ROW_ID, RowId } from '../row-id';
 import { Services } from '../services';
 import { Text } from '../text';
+import { AsOfSchema, parseAsOf } from '../as-of';
 
 const TriageStatus = Type.Union(['under_review', 'affected', 'not_affected', 'will_not_fix', 'fixed', 'pending_approval'].map((s) => Type.Literal(s)));
 
@@ -42,9 +43,12 @@ export function backlogRoutes(s: Services): RouteDef[] {
     {
       method: 'get', path: '/issues/{id}', tag: 'Issues', summary: 'One issue with provenance and its history of decisions; ETag is its revision', auth: { scope: 'read' },
       params: Type.Object({ id: RowId() }),
+      // as_of (issue #11): the issue folded from its stream up to that instant, for auditors.
+      query: Type.Object({ as_of: AsOfSchema }),
       responses: { 200: { description: 'The issue' }, 404: { description: 'Unknown or not visible' } },
       handler: async (req, res) => {
-        const issue = await s.backlogQueries.get(req.principal!, Number(req.params.id));
+        const asOf = parseAsOf(req.query.as_of);
+        const issue = asOf ? await s.issueAsOf.get(req.principal!, Number(req.params.id), asOf) : await s.backlogQueries.get(req.principal!, Number(req.params.id));
         res.setHeader('ETag', issueEtag(issue.revision));
         return issue;
       },

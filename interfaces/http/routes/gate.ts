@@ -29,6 +29,7 @@ const GateBody = Type.Object({
 const Violation = Type.Object({
   rule: Type.String(), reason: Type.String(), issueId: Type.Optional(Type.Integer()), identifier: Type.Optional(Type.String()),
   severity: Type.Optional(Type.String()), package: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  path: Type.Optional(Type.String({ description: 'The finding\'s file, when the issue has one' })), line: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 
 const Verdict = Type.Object({

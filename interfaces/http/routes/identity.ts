@@ -3,7 +3,7 @@ import { Response } from 'express';
 import { Principal } from '../../../application/identity/principal';
 import { ROLES, SCOPES } from '../../../domain/identity/roles';
 import { failureBucket } from '../client-address';
-import { problem } from '../problem';
+import { HttpProblem, problem } from '../problem';
 import { RouteDef, VigilRequest } from '../route';
 import { RowId } from '../row-id';
 import { Services } from '../services';
@@ -45,6 +45,10 @@ export function identityRoutes(s: Services): RouteDef[] {
       handler: async (req) => {
         const outcome = await s.identity.signIn(req.ctx!, req.body.username, req.body.password, failureBucket(req.clientAddress ?? ''), { username: 'body.username', password: 'body.password' });
         if ('signedIn' in outcome) return outcome.signedIn;
+        if ('secondFactorRequired' in outcome) {
+          // Issue #14: the password was right; the session waits for the second factor (POST /auth/second-factor).
+          throw new HttpProblem(401, 'Unauthorized', 'This account has a second factor: send the challenge with a code (or a backup code) to POST /api/v1/auth/second-factor.', 'second-factor-required', outcome.secondFactorRequired);
+        }
         if (outcome.refused === 'throttled') throw problem.tooMany('Too many failed sign-ins; try again later.', outcome.retryAfterSeconds);
         throw problem.unauthorized();
       },

@@ -88,7 +88,9 @@ export function scorecardRoutes(s: Services): RouteDef[] {
         const svg = await s.badgeQueries.svg(String(req.params.badgeToken));
         res.status(200)
           .type('image/svg+xml')
-          .set({ 'Cache-Control': 'no-cache, max-age=0', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" })
+          .set({ 'Cache-Control': 'no-cache, max-age=0', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+            // Embedded by other sites' pages (READMEs, wikis): the global same-origin policy would hide it there.
+            'Cross-Origin-Resource-Policy': 'cross-origin' })
           .send(svg);
       },
     },

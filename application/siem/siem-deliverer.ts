@@ -1,0 +1,133 @@
+import type { Logger } from 'winston';
+import { formatCef } from '../../domain/siem/cef';
+import { passesMinimum } from '../../domain/siem/signatures';
+import { Clock } from '../ports/clock';
+import type { InstanceLease } from '../scans/ports';
+import { SettingsReader } from '../settings/ports';
+import { Destination, Outbox, OutgoingMessage, QueuedSignal, SiemSecrets, SiemTransport, StoredSiemConfig } from './ports';
+
+export interface DelivererOptions {
+  version: string;
+  /** Delay before attempt 2, 3, ... 8: eight attempts over about four hours (spec 2 §3.6). */
+  retryDelaysMs: readonly number[];
+  /** How often the outbox is drained (spec 2 §8: 60 s by default). */
+  intervalMs: number;
+  batchSize: number;
+}
+
+export interface DrainSummary { delivered: number; retrying: number; failed: number; abandoned: number; belowMinimum: number }
+
+/**
+ * Drains the SIEM outbox after commit (spec 2 §6): one instance at a time (lease `siem-deliverer`),
+ * at least once: a row is marked delivered only after the collector took it, so a crash between the
+ * two sends it again with the same externalId. The destination is read when the rows leave
+ * (S2.6-06); with the export switched off, or switched on again since a row was queued, the row is
+ * abandoned (S2.6-07); rows under the minimum severity are not sent (S2.6-11..15). A failed sending
+ * is tried again after the next delay; the eighth failure marks it failed, visible at GET /siem/outbox.
+ */
+export class SiemDeliverer {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+  private stopped = true;
+
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly transport: SiemTransport,
+    private readonly secrets: SiemSecrets,
+    private readonly settings: SettingsReader,
+    private readonly clock: Clock,
+    private readonly lease: InstanceLease,
+    private readonly log: Logger,
+    private readonly options: DelivererOptions,
+  ) {}
+
+  get maxAttempts(): number { return this.options.retryDelaysMs.length + 1; }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const tick = async () => {
+      if (this.stopped) return;
+      this.running = this.drain().catch((error) => this.log.error('SIEM delivery turn failed; the next turn tries again', { error: (error as Error).stack }));
+      await this.running;
+      if (!this.stopped) this.timer = setTimeout(tick, this.options.intervalMs);
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    await this.lease.release().catch(() => undefined);
+  }
+
+  /** One turn: every due row, batch after batch, until none is due or the collector fails. */
+  async drain(): Promise<DrainSummary> {
+    const summary: DrainSummary = { delivered: 0, retrying: 0, failed: 0, abandoned: 0, belowMinimum: 0 };
+    const now = this.clock.now();
+    if (!(await this.lease.acquire(now, Math.max(this.options.intervalMs * 3, 60_000)))) return summary;
+    const config = await this.outbox.config();
+    if (!config) return summary;
+    let destination: Destination | null = null;
+    // Retries first, then rows never tried, after a watermark (so delivered rows are not read again in this turn).
+    let retries = true;
+    let watermark = 0;
+    for (;;) {
+      let rows: QueuedSignal[] = retries ? await this.outbox.retriesDue(now, this.options.batchSize) : [];
+      if (rows.length === 0) {
+        retries = false;
+        const fresh = await this.outbox.fresh(watermark, this.options.batchSize);
+        if (fresh.length === 0) return summary;
+        watermark = fresh[fresh.length - 1].position;
+        rows = fresh;
+      }
+      const stale = rows.filter((r) => !config.enabled || r.generation !== config.generation);
+      const below = rows.filter((r) => !stale.includes(r) && !passesMinimum(r.severity, config.minimumSeverity));
+      const sending = rows.filter((r) => !stale.includes(r) && !below.includes(r));
+      await this.outbox.mark(stale, 'abandoned', now);
+      await this.outbox.mark(below, 'below_minimum', now);
+      summary.abandoned += stale.length;
+      summary.belowMinimum += below.length;
+      if (sending.length === 0) continue;
+      destination ??= await this.destination(config);
+      try {
+        await this.transport.send(destination, sending.map((r) => this.message(r)));
+      } catch (error) {
+        const message = (error as Error).message.slice(0, 1000);
+        await this.failed(sending, message, now, summary, destination);
+        this.log.warn(`SIEM delivery to ${destination.endpoint} failed: ${message}`);
+        return summary;
+      }
+      await this.outbox.mark(sending.map((r) => ({ ...r, attempts: r.attempts + 1 })), 'delivered', now, { destination: destination.endpoint });
+      summary.delivered += sending.length;
+    }
+  }
+
+  private async failed(rows: QueuedSignal[], error: string, now: Date, summary: DrainSummary, d: Destination): Promise<void> {
+    const next = rows.map((r) => ({ ...r, attempts: r.attempts + 1 }));
+    const exhausted = next.filter((r) => r.attempts >= this.maxAttempts);
+    const again = next.filter((r) => r.attempts < this.maxAttempts);
+    await this.outbox.mark(exhausted, 'failed', now, { error, destination: d.endpoint });
+    // Rows of one batch share their attempt count in practice; each keeps its own delay all the same.
+    for (const attempts of new Set(again.map((r) => r.attempts))) {
+      const delay = this.options.retryDelaysMs[attempts - 1];
+      await this.outbox.mark(again.filter((r) => r.attempts === attempts), 'retrying', now, { error, destination: d.endpoint, nextAttemptAt: new Date(now.getTime() + delay) });
+    }
+    summary.failed += exhausted.length;
+    summary.retrying += again.length;
+  }
+
+  message(r: QueuedSignal): OutgoingMessage {
+    return { signature: r.signature, severity: r.severity, at: r.rt, cef: formatCef(r, this.options.version) };
+  }
+
+  async destination(config: StoredSiemConfig): Promise<Destination> {
+    const settings = await this.settings.all();
+    return {
+      protocol: config.protocol, endpoint: config.endpoint, tlsCaPem: config.tlsCaPem,
+      authorization: config.protocol === 'webhook' && config.authorizationSet ? await this.secrets.authorization() : null,
+      allowPrivate: settings.siem_allow_private_destination === true,
+    };
+  }
+}

@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import type { DeliveryStatus, Outbox, QueuedSignal, StoredSiemConfig } from '../../application/siem/ports';
+import type { AccountNames } from '../../application/siem/siem-service';
+import { Database } from '../../infrastructure/db/database';
+import type { MinimumSeverity, Signature } from '../../domain/siem/signatures';
+import type { SiemProtocol } from '../../domain/siem/endpoint';
+
+interface OutboxRow {
+  event_id: string; position: number | string; generation: number; signature: string; severity: number; outcome: string; act: string;
+  actor: number | null; address: string | null; user_agent: string | null; target: string | null; identifier: string | null; component: string | null;
+  msg: string | null; at: string; attempts: number | null; username: string | null;
+}
+
+/**
+ * The outbox as the deliverer sees it: the queued rows of the siem projection (`siem_outbox`,
+ * `siem_config`) and the deliverer's own state per row (`siem_deliveries`, written only here).
+ * suser is the account's user name, read when the row leaves.
+ */
+export class SqlOutbox implements Outbox, AccountNames {
+  constructor(private readonly db: Database) {}
+
+  async config(): Promise<StoredSiemConfig | null> {
+    const r = await this.db.knex('siem_config').where({ id: 1 }).first();
+    if (!r) return null;
+    return {
+      enabled: Boolean(r.enabled), protocol: r.protocol as SiemProtocol, endpoint: r.endpoint, authorizationSet: Boolean(r.authorization_set),
+      tlsCaPem: r.tls_ca_pem ?? null, minimumSeverity: r.minimum_severity as MinimumSeverity, generation: Number(r.generation), updatedAt: r.updated_at,
+    };
+  }
+
+  private base(): Knex.QueryBuilder {
+    return this.db.knex('siem_outbox as o')
+      .leftJoin('siem_deliveries as d', 'd.event_id', 'o.event_id')
+      .leftJoin('accounts as a', 'a.id', 'o.actor')
+      .select('o.*', 'd.attempts', 'a.username');
+  }
+
+  async retriesDue(now: Date, limit: number): Promise<QueuedSignal[]> {
+    const rows: OutboxRow[] = await this.base().where('d.status', 'retrying').where('d.next_attempt_at', '<=', now.toISOString()).orderBy('o.position').limit(limit);
+    return rows.map(signalOf);
+  }
+
+  async fresh(afterPosition: number, limit: number): Promise<Array<QueuedSignal & { position: number }>> {
+    const rows: OutboxRow[] = await this.base().whereNull('d.event_id').where('o.position', '>', afterPosition).orderBy('o.position').limit(limit);
+    return rows.map((r) => ({ ...signalOf(r), position: Number(r.position) }));
+  }
+
+  async mark(rows: ReadonlyArray<{ externalId: string; attempts: number }>, status: DeliveryStatus, now: Date, details: { nextAttemptAt?: Date | null; error?: string | null; destination?: string | null } = {}): Promise<void> {
+    if (rows.length === 0) return;
+    const at = now.toISOString();
+    const values = rows.map((r) => ({
+      event_id: r.externalId, status, attempts: r.attempts, next_attempt_at: details.nextAttemptAt?.toISOString() ?? null,
+      last_error: details.error ?? null, destination: details.destination ?? null, updated_at: at,
+    }));
+    for (let i = 0; i < values.length; i += 500) {
+      await this.db.knex('siem_deliveries').insert(values.slice(i, i + 500)).onConflict('event_id').merge();
+    }
+  }
+
+  async usernameOf(id: number | null): Promise<string | null> {
+    if (id === null) return null;
+    const r = await this.db.knex('accounts').where({ id }).first('username');
+    return r?.username ?? null;
+  }
+
+  /** GET /siem/outbox: queued rows with their delivery state, newest first; `status` pending = never tried. */
+  async list(filter: { status?: DeliveryStatus | 'pending'; before?: number }, limit: number) {
+    const q = this.db.knex('siem_outbox as o').leftJoin('siem_deliveries as d', 'd.event_id', 'o.event_id')
+      .select('o.event_id', 'o.position', 'o.signature', 'o.severity', 'o.act', 'o.target', 'o.at', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.last_error', 'd.destination', 'd.updated_at')
+      .orderBy('o.position', 'desc').limit(limit + 1);
+    if (filter.status === 'pending') q.whereNull('d.event_id');
+    else if (filter.status) q.where('d.status', filter.status);
+    if (filter.before !== undefined) q.where('o.position', '<', filter.before);
+    const rows = await q;
+    const items = rows.slice(0, limit).map((r: any) => ({
+      externalId: r.event_id, position: Number(r.position), signature: r.signature, severity: Number(r.severity), act: r.act, target: r.target, at: r.at,
+      status: r.status ?? 'pending', attempts: Number(r.attempts ?? 0), nextAttemptAt: r.next_attempt_at ?? null, lastError: r.last_error ?? null,
+      destination: r.destination ?? null, updatedAt: r.updated_at ?? null,
+    }));
+    return { items, next: rows.length > limit ? items[items.length - 1].position : null };
+  }
+}
+
+function signalOf(r: OutboxRow): QueuedSignal {
+  return {
+    signature: r.signature as Signature, severity: Number(r.severity), outcome: r.outcome as QueuedSignal['outcome'], act: r.act, rt: Date.parse(r.at),
+    suser: r.username ?? (r.actor === null ? null : `account:${r.actor}`), src: r.address, userAgent: r.user_agent, target: r.target,
+    identifier: r.identifier, component: r.component, externalId: r.event_id, msg: r.msg, generation: Number(r.generation), attempts: Number(r.attempts ?? 0),
+  };
+}
