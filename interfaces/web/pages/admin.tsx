@@ -64,6 +64,7 @@ function Accounts() {
             {roleBoxes('roles', editing.roles)}
             <label class="check"><input type="checkbox" name="active" defaultChecked={editing.active} /> Active (deactivating ends its sessions)</label>
           </ActionForm>
+          <ActionForm key={`f${editing.id}`} label="Reset second factor" class="inline" onSubmit={async () => { await call('DELETE', `/accounts/${editing.id}/second-factor`); setEditing(null); }} />
           <ActionForm key={`r${editing.id}`} label="Reset password" onSubmit={async (f) => {
             await call('POST', `/accounts/${editing.id}/password-reset`, { body: { newPassword: String(f.get('newPassword')) } });
             setEditing(null);

@@ -1,4 +1,6 @@
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { Secret, TOTP } from 'otpauth';
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { buildWeb, WebManifest } from '../../../scripts/build-web';
@@ -27,7 +29,8 @@ describe('web interface (Chromium against a real Vigil)', function () {
   before(async function () {
     browser = await launchBrowser(this);
     manifest = await buildWeb();
-    v = await startVigil();
+    // ENCRYPTION_KEY: signed exports and second factors need it (as an installation using them would set it).
+    v = await startVigil({ env: { ENCRYPTION_KEY: randomBytes(32).toString('base64'), VIGIL_VEX_AUTHOR: 'Example PSIRT', VIGIL_PUBLIC_URL: 'https://vigil.example.org/' } });
     admin = await drive(browser, v.url);
   });
   after(async () => {
@@ -235,6 +238,20 @@ describe('web interface (Chromium against a real Vigil)', function () {
       await shoot(p, 'gate');
       await lead?.context.close();
     });
+
+    it('downloads a signed CycloneDX VEX of the repository, showing progress, its digest and signature', async () => {
+      const p = admin.page;
+      await open(admin, `/repositories/${repositoryId}?tab=exports`, 'web-app');
+      const [file] = await Promise.all([p.waitForEvent('download'), p.getByRole('button', { name: 'Download CycloneDX VEX' }).click()]);
+      const bytes = fs.readFileSync((await file.path())!);
+      const vex = JSON.parse(bytes.toString('utf8'));
+      expect(vex.bomFormat).to.equal('CycloneDX');
+      const notice = p.locator('.notice');
+      await notice.waitFor();
+      expect(await notice.textContent()).to.include(file.suggestedFilename()).and.include(createHash('sha256').update(bytes).digest('hex'));
+      await shoot(p, 'export');
+    });
+
   });
 
   describe('each role, every page', function () {
@@ -368,6 +385,38 @@ describe('web interface (Chromium against a real Vigil)', function () {
         await d.page.getByText('Your password was changed.').waitFor();
         await d.page.getByRole('button', { name: 'Sign out' }).click();
         await signIn(d, account.username, 'another-long-password-2026');
+        expect(d.errors).to.deep.equal([]);
+      } finally {
+        await d.context.close();
+      }
+    });
+
+    it('[S2.6-37] a person sets up a second factor, keeps the backup codes shown once, and signs in with one', async () => {
+      const account = await v.account(['writer'], 'writer-2fa');
+      const d = await drive(browser, v.url);
+      try {
+        await signIn(d, account.username, 'a-long-enough-password');
+        await open(d, '/account', 'Your account');
+        await d.page.getByRole('button', { name: 'Set up a second factor' }).click();
+        const secret = (await d.page.locator('.secret code').first().textContent())!;
+        const code = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+        await d.page.getByLabel('Code from the app').fill(code);
+        await d.page.getByRole('button', { name: 'Confirm' }).click();
+        await d.page.getByText('Your backup codes').waitFor();
+        const codes = await d.page.locator('.secret li code').allTextContents();
+        expect(codes).to.have.length(10);
+        await shoot(d.page, 'second-factor-codes');
+        await d.page.getByRole('button', { name: 'I have kept them' }).click();
+        await d.page.getByText(/A second factor \(TOTP\) protects your sign-in; 10 backup codes left/).waitFor();
+        await d.page.getByRole('button', { name: 'Sign out' }).click();
+        await d.page.getByLabel('Username').fill(account.username);
+        await d.page.getByLabel('Password').fill('a-long-enough-password');
+        d.expectErrors(/401/); // the password's answer is the challenge, a 401 by the API's design
+        await d.page.getByRole('button', { name: 'Sign in' }).click();
+        await d.page.getByRole('button', { name: 'Use a backup code' }).click();
+        await d.page.getByLabel('Backup code').fill(codes[0]);
+        await d.page.getByRole('button', { name: 'Continue' }).click();
+        await settled(d, 'Estate');
         expect(d.errors).to.deep.equal([]);
       } finally {
         await d.context.close();
