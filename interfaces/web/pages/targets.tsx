@@ -51,7 +51,7 @@ export function Targets({ query, me }: PageProps) {
         { label: 'Name', cell: (t) => <a href={href(`/${kind}/${t.id}`)}>{t.name}</a> },
         { label: kind === 'repositories' ? 'URL and branch' : 'Image', class: 'wrap', cell: (t) => (kind === 'repositories' ? `${t.url} (${t.branch})` : t.image) },
         { label: 'Grade', cell: (t) => <Grade grade={grade(t)} /> },
-        { label: 'Last scan', cell: (t) => { const s = lastScan(t); return s ? <a href={href('/scans', { scan: s.id })}>{s.status} · <When at={s.finishedAt ?? s.requestedAt} /></a> : <span class="muted">never</span>; } },
+        { label: 'Last scan', cell: (t) => { const s = lastScan(t); return s ? <a href={href(`/${kind}/${t.id}`, { tab: 'scans' })}>{s.status} · <When at={s.finishedAt ?? s.requestedAt} /></a> : <span class="muted">never</span>; } },
         { label: 'Schedule', cell: scheduleText },
         { label: 'Project', cell: (t) => projects.data?.find((p) => p.id === t.projectId)?.name ?? '—' },
       ]} />

@@ -226,6 +226,19 @@ describe('web interface (Chromium against a real Vigil)', function () {
       await shoot(p, 'exceptions');
     });
 
+    it('revokes a granted exception from the exceptions page: the issue goes back to under review', async () => {
+      const p = admin.page;
+      await open(admin, '/exceptions?state=granted', 'Exceptions');
+      const table = p.getByRole('table', { name: 'Exceptions on open issues' });
+      const first = table.locator('tbody tr').first();
+      const issueId = Number(/#(\d+)/.exec((await first.locator('td').first().textContent())!)![1]);
+      await p.getByLabel(`Action on #${issueId}`).selectOption('revoke');
+      await first.getByRole('button', { name: 'Review' }).click();
+      await p.waitForFunction((id) => ![...document.querySelectorAll('table tbody tr td:first-child')].some((td: any) => td.textContent === `#${id}`), issueId);
+      const issue = await v.request('GET', `/issues/${issueId}`, { token: await v.signIn() });
+      expect(issue.body.triageStatus).to.equal('under_review');
+    });
+
     it('asks the gate from the repository page and shows the verdict in the register', async () => {
       const p = admin.page;
       await open(admin, `/repositories/${repositoryId}?tab=verdicts`, 'web-app');
