@@ -362,6 +362,19 @@ describe('web interface (Chromium against a real Vigil)', function () {
   });
 
   describe('keys, passwords and time zones', () => {
+    it('an administrator creates an account with its roles from Administration', async () => {
+      const p = admin.page;
+      await open(admin, '/admin/accounts', 'Administration: Accounts');
+      await p.getByLabel('Username').fill('audrey');
+      await p.getByLabel('Initial password').fill('audrey-long-password');
+      await p.getByRole('checkbox', { name: 'auditor' }).check();
+      await p.getByRole('button', { name: 'Create account' }).click();
+      await p.getByRole('button', { name: 'Change audrey' }).waitFor();
+      expect(await p.getByLabel('Username').inputValue()).to.equal('');
+      const token = await v.signIn('audrey', 'audrey-long-password');
+      expect((await v.request('GET', '/me', { token })).body.roles).to.deep.equal(['auditor']);
+    });
+
     it('issues an API key whose secret is shown once and works against the API', async () => {
       const p = admin.page;
       await open(admin, '/admin/keys', 'Administration: API keys');
