@@ -375,6 +375,25 @@ describe('web interface (Chromium against a real Vigil)', function () {
       expect((await v.request('GET', '/me', { token })).body.roles).to.deep.equal(['auditor']);
     });
 
+    it('an auditor reads the audit log filtered by type and verifies the chain', async () => {
+      const account = await v.account(['auditor'], 'auditor-log');
+      const d = await drive(browser, v.url);
+      try {
+        await signIn(d, account.username, 'a-long-enough-password');
+        await open(d, '/audit', 'Audit log');
+        await d.page.getByLabel('Event type').fill('RepositoryRegistered');
+        await d.page.getByRole('button', { name: 'Apply' }).click();
+        await d.page.waitForFunction(() => [...document.querySelectorAll('table tbody tr td:nth-child(2)')].every((td: any) => td.textContent === 'RepositoryRegistered'));
+        expect(await d.page.getByRole('table', { name: 'Audit entries in chain order' }).locator('tbody tr').count()).to.equal(1);
+        await d.page.getByRole('button', { name: 'Verify the chain' }).click();
+        await d.page.getByText(/The chain holds: \d+ entries/).waitFor();
+        await shoot(d.page, 'audit-verified');
+        expect(d.errors).to.deep.equal([]);
+      } finally {
+        await d.context.close();
+      }
+    });
+
     it('issues an API key whose secret is shown once and works against the API', async () => {
       const p = admin.page;
       await open(admin, '/admin/keys', 'Administration: API keys');
