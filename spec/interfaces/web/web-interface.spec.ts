@@ -293,7 +293,7 @@ describe('web interface (Chromium against a real Vigil)', function () {
     });
 
     for (const role of ['ciso', 'security_lead', 'platform_governor', 'auditor', 'writer', 'reader']) {
-      it(`a ${role.replace('_', ' ')} opens every page shown to them without a console error, and is offered only what the role may do`, async () => {
+      it(`${role === 'auditor' ? 'an' : 'a'} ${role.replace('_', ' ')} opens every page shown to them without a console error, and is offered only what the role may do`, async () => {
         const adminToken = await v.signIn();
         const account = await v.account([role], `${role.replace('_', '-')}-1`);
         const teams = (await v.request('GET', '/teams', { token: adminToken })).body;
