@@ -61,3 +61,31 @@ export async function call<T = any>(method: string, path: string, options: { bod
 }
 
 export const get = <T = any>(path: string, query?: Query) => call<T>('GET', path, { query });
+
+export interface Downloaded { filename: string; size: number; sha256: string | null; signature: string | null; asOf: string | null }
+
+/**
+ * GET a document with the session's token and hand it to the browser as a file (an object URL
+ * clicked with `download`): a plain link could not carry the bearer token.
+ */
+export async function download(path: string, query?: Query): Promise<Downloaded> {
+  const headers: Record<string, string> = {};
+  const token = session.token();
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(`/api/v1${path}${queryString(query)}`, { headers, credentials: 'omit', cache: 'no-store' });
+  if (!res.ok) {
+    if (res.status === 401 && token) session.expire();
+    const text = await res.text();
+    let problem: Problem;
+    try { problem = JSON.parse(text); } catch { problem = { status: res.status, title: res.statusText, detail: text || res.statusText }; }
+    throw new ApiError({ ...problem, status: res.status });
+  }
+  const blob = await res.blob();
+  const filename = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? path.split('/').pop() ?? 'export';
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url; a.download = filename; a.hidden = true;
+  document.body.appendChild(a); a.click(); a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return { filename, size: blob.size, sha256: res.headers.get('vigil-document-sha256'), signature: res.headers.get('vigil-signature'), asOf: res.headers.get('vigil-as-of') };
+}

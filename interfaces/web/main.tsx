@@ -50,6 +50,8 @@ function Layout({ me, loc, children }: { me: Me | null; loc: Location; children:
     location.hash = '#/';
   };
   useEffect(() => setMenuOpen(false), [loc]);
+  // The route shown, once its page has rendered (its loading state included): tests and tools wait on it.
+  useEffect(() => { document.body.dataset.route = location.hash || '#/'; }, [loc]);
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>

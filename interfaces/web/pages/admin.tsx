@@ -41,6 +41,7 @@ const roleBoxes = (name: string, checked: string[] = []) => (
 function Accounts() {
   const accounts = useGet<any[]>('/accounts');
   const [editing, setEditing] = useState<any | null>(null);
+  const [created, setCreated] = useState(0);
   return (
     <>
       <Loading loaded={accounts} />
@@ -64,6 +65,7 @@ function Accounts() {
             {roleBoxes('roles', editing.roles)}
             <label class="check"><input type="checkbox" name="active" defaultChecked={editing.active} /> Active (deactivating ends its sessions)</label>
           </ActionForm>
+          <ActionForm key={`f${editing.id}`} label="Reset second factor" class="inline" onSubmit={async () => { await call('DELETE', `/accounts/${editing.id}/second-factor`); setEditing(null); }} />
           <ActionForm key={`r${editing.id}`} label="Reset password" onSubmit={async (f) => {
             await call('POST', `/accounts/${editing.id}/password-reset`, { body: { newPassword: String(f.get('newPassword')) } });
             setEditing(null);
@@ -73,9 +75,9 @@ function Accounts() {
         </section>
       )}
       <h2>New account</h2>
-      <ActionForm label="Create account" onSubmit={async (f) => {
+      <ActionForm key={`new-${created}`} label="Create account" onSubmit={async (f) => {
         await call('POST', '/accounts', { body: { username: text(f, 'username'), displayName: text(f, 'displayName'), password: String(f.get('password')), roles: f.getAll('roles').map(String) } });
-        (document.activeElement as HTMLElement | null)?.closest('form')?.reset();
+        setCreated((n) => n + 1); // a fresh, empty form
         accounts.reload();
       }}>
         <Field label="Username">{(id) => <input id={id} name="username" required maxLength={100} autocomplete="off" />}</Field>

@@ -34,7 +34,10 @@ export function AuditLog({ query }: PageProps) {
       <h2>Verification</h2>
       <p class="muted">Recomputes the chain from the events table and compares it with the stored one, entry by entry.</p>
       <ActionForm label="Verify the chain" busyLabel="Verifying…" class="inline" onSubmit={async () => setVerdict((await call('GET', '/audit-log/verification')).body)} />
-      {verdict && <pre role="status">{JSON.stringify(verdict, null, 2)}</pre>}
+      {verdict && (verdict.valid
+        ? <p class="notice" role="status">The chain holds: {String(verdict.entries)} entries recomputed from the events table match the stored chain.</p>
+        : <p class="problem" role="alert">The chain breaks at entry {String(verdict.brokenAt)}: its stored hash no longer matches the event the log holds.</p>)}
+      {verdict && <details><summary>The verification's whole answer</summary><pre>{JSON.stringify(verdict, null, 2)}</pre></details>}
     </Page>
   );
 }

@@ -4,6 +4,8 @@ import { href } from '../router';
 import { call } from '../api';
 import { ActionForm, Field, Grade, Loading, Page, Table, targetHref, text, useGet } from '../ui';
 import { TrendChart } from './trend-chart';
+import { Exports, PORTFOLIO_FORMATS } from './exports';
+import { useState } from 'preact/hooks';
 
 interface Global {
   grades: { grade: string; count: number }[]; weakestTarget: { kind: string; id: number; name: string; grade?: string; score?: number } | null;
@@ -76,6 +78,18 @@ function Compliance({ kind, id }: { kind: 'projects' | 'solutions'; id: number }
   );
 }
 
+function PortfolioExports({ solutions, projects }: { solutions: Solution[]; projects: Project[] }) {
+  const choices = [...projects.map((p) => ({ value: `/projects/${p.id}`, label: `project ${p.name}` })), ...solutions.map((s) => ({ value: `/solutions/${s.id}`, label: `solution ${s.name}` }))];
+  const [base, setBase] = useState(choices[0]?.value ?? '');
+  return (
+    <>
+      <h3>Exports of a project or solution</h3>
+      <Field label="Export">{(id) => <select id={id} value={base} onChange={(e) => setBase((e.target as HTMLSelectElement).value)}>{choices.map((c) => <option value={c.value}>{c.label}</option>)}</select>}</Field>
+      {base && <Exports key={base} base={base} formats={PORTFOLIO_FORMATS} project={base.startsWith('/projects/')} />}
+    </>
+  );
+}
+
 /** Solutions and projects with their compliance (GET /solutions/{id}/compliance, /projects/{id}/compliance). */
 function Portfolio({ canCreate }: { canCreate: boolean }) {
   const solutions = useGet<Solution[]>('/solutions');
@@ -95,6 +109,7 @@ function Portfolio({ canCreate }: { canCreate: boolean }) {
         { label: 'Solution', cell: (p) => solutionName(p.solutionId) },
         { label: 'Compliance', cell: (p) => <Compliance kind="projects" id={p.id} /> },
       ]} />
+      {(projects.data?.length ?? 0) + (solutions.data?.length ?? 0) > 0 && <PortfolioExports solutions={solutions.data ?? []} projects={projects.data ?? []} />}
       {canCreate && (
         <div class="filters">
           <fieldset><legend>New solution</legend>

@@ -6,6 +6,7 @@ import { go, href } from '../router';
 import type { Me } from '../session';
 import { ActionForm, Field, Grade, int, Loading, Page, Pager, ProblemNote, Table, text, useGet, When } from '../ui';
 import type { Ranked } from './estate';
+import { Exports, TARGET_FORMATS } from './exports';
 
 export interface Target {
   id: number; name: string; projectId: number | null; scanManualOnly: boolean; scanIntervalMinutes: number | null; scanCron: string | null;
@@ -50,7 +51,7 @@ export function Targets({ query, me }: PageProps) {
         { label: 'Name', cell: (t) => <a href={href(`/${kind}/${t.id}`)}>{t.name}</a> },
         { label: kind === 'repositories' ? 'URL and branch' : 'Image', class: 'wrap', cell: (t) => (kind === 'repositories' ? `${t.url} (${t.branch})` : t.image) },
         { label: 'Grade', cell: (t) => <Grade grade={grade(t)} /> },
-        { label: 'Last scan', cell: (t) => { const s = lastScan(t); return s ? <a href={href('/scans', { scan: s.id })}>{s.status} · <When at={s.finishedAt ?? s.requestedAt} /></a> : <span class="muted">never</span>; } },
+        { label: 'Last scan', cell: (t) => { const s = lastScan(t); return s ? <a href={href(`/${kind}/${t.id}`, { tab: 'scans' })}>{s.status} · <When at={s.finishedAt ?? s.requestedAt} /></a> : <span class="muted">never</span>; } },
         { label: 'Schedule', cell: scheduleText },
         { label: 'Project', cell: (t) => projects.data?.find((p) => p.id === t.projectId)?.name ?? '—' },
       ]} />
@@ -119,13 +120,14 @@ export function TargetPage({ params, query, me }: PageProps & { kind: Kind }) {
       {target && (
         <>
           <ul class="tabs">
-            {[['overview', 'Overview'], ['imports', 'Imports'], ['scans', 'Scans'], ['verdicts', 'Gate verdicts']].filter(([k]) => k !== 'imports' || kind === 'repositories').map(([k, label]) => (
+            {[['overview', 'Overview'], ['imports', 'Imports'], ['scans', 'Scans'], ['verdicts', 'Gate verdicts'], ['exports', 'Exports']].filter(([k]) => k !== 'imports' || kind === 'repositories').map(([k, label]) => (
               <li><a href={href(base, { tab: k === 'overview' ? undefined : k })} aria-current={tab === k ? 'page' : undefined}>{label}</a></li>
             ))}
             <li><a href={href('/issues', { [kind === 'repositories' ? 'repository_id' : 'container_id']: id, status: 'open' })}>Backlog</a></li>
           </ul>
           {tab === 'overview' && <Overview kind={kind} target={target} card={card.data} projects={projects.data ?? []} me={me} onChange={() => { t.reload(); card.reload(); }} />}
           {tab === 'imports' && <ImportsOf id={id} />}
+          {tab === 'exports' && <Exports base={base} formats={TARGET_FORMATS} />}
           {tab === 'scans' && <ScanList query={{ [kind === 'repositories' ? 'repo_id' : 'container_id']: String(id) }} path={base} extra={{ tab: 'scans' }} before={query.get('before') ?? undefined} />}
           {tab === 'verdicts' && <VerdictList query={{ target_kind: singular(kind), target_id: String(id) }} path={base} extra={{ tab: 'verdicts' }} before={query.get('before') ?? undefined} me={me} target={{ kind: singular(kind), id }} />}
         </>
