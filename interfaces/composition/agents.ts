@@ -17,7 +17,11 @@ import { TargetsContext } from './targets';
 export function composeAgents(core: Core, targets: TargetsContext, scans: { scanLifecycle: ScanLifecycle }) {
   const agentQueries = new AgentQueries(core.db, new ScanTargetLookup(core.db));
   const lifecycle = scans.scanLifecycle;
-  const signal = new JobSignal(async () => ({ plain: await lifecycle.waiting(false), credentialed: await lifecycle.waiting(true) }), 1000,
+  // One query while nothing waits: no claimable scan for a credential holder means none for anybody.
+  const signal = new JobSignal(async () => {
+    const credentialed = await lifecycle.waiting(true);
+    return { credentialed, plain: credentialed && (await lifecycle.waiting(false)) };
+  }, 1000,
     (e) => core.log.error('Looking for claimable scans for waiting agents failed', { error: (e as Error)?.stack ?? String(e) }));
   const agents = new AgentService(core.commands, agentQueries, new SqlAgentContacts(core.db), lifecycle,
     core.config.encryptionKey !== null ? targets.cloneCredentials : null, new NaclAgentCrypto(), core.clock, signal, core.log);
