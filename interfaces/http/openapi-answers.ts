@@ -80,7 +80,58 @@ const overview = obj({
 });
 const svg: Schema = { type: 'string', description: 'image/svg+xml: the grade letter only' };
 
+// Issues #11-#14: answers of the exports, SIEM, agents and second-factor routes. Documents in a
+// standard format point at that format's official schema (the tests validate against it).
+const open = (description: string, properties: Record<string, Schema> = {}): Schema => ({ type: 'object', description, properties });
+const document = (format: string): Schema => open(`${format}, served byte-exact; its detached ECDSA-SHA256 signature is in the Vigil-Signature header (base64 DER), its SHA-256 in Vigil-Document-SHA256; ?envelope=dsse answers an in-toto Statement v1 in a DSSE envelope instead (docs/exports.md)`);
+const agentJob = open('A claimed scan (docs/agents.md)', { id: int, attempt: int, leaseExpiresAt: time, target: open('What to scan'), credential: open('A clone credential sealed to the agent\'s verified X25519 key (delegated agents only)') });
+const agentRow = open('An agent as GET /admin/agents lists it', { agentId: int, mode: str, version: str, labels: list(str), maxConcurrent: int, status: str });
+const siemConfig = open('The SIEM export configuration; the Authorization value is never answered, only whether one is stored', {
+  enabled: bool, protocol: { type: 'string', enum: ['webhook', 'syslog_udp', 'syslog_tcp', 'syslog_tls'] }, endpoint: str, minimumSeverity: { type: 'string', enum: ['low', 'medium', 'high', 'critical'] },
+});
+const evidenceBundle = open('An evidence bundle: its id, digest, size and expiry (docs/exports.md)', { id: int, sha256, createdAt: time });
+const ANSWERS_OF_LATER_ISSUES: Record<string, Record<number, Schema>> = {
+  'get /agent/jobs': { 200: open('Claimed jobs (possibly none) and the limit in force', { jobs: list(agentJob), maxConcurrent: int }) },
+  'post /agent/jobs/{id}/lease': { 200: open('The renewed lease', { leaseExpiresAt: time }) },
+  'post /agent/jobs/{id}/result': { 200: open('The result was taken') },
+  'post /agent/jobs/{id}/failure': { 200: open('The failure was recorded') },
+  'get /admin/agents': { 200: list(agentRow) },
+  'get /admin/agents/credentialed-backlog': { 200: list(open('A scan that needs a credential, and the agents able to take it')) },
+  'put /admin/agents/{id}/signing-key': { 200: open('The pinned key; with `generate`, the private half once', { publicKey: str }) },
+  'delete /admin/agents/{id}/signing-key': { 200: agentRow },
+  'delete /admin/agents/{id}/sealing-key': { 200: agentRow },
+  'get /audit-log/head': { 200: open('The newest audit entry: its sequence number and chain hash', { seq: int, hash: str }) },
+  'get /siem/config': { 200: siemConfig },
+  'put /siem/config': { 200: siemConfig },
+  'post /siem/test': { 200: open('Whether the VGL-SEC-999 test event reached the collector', { delivered: bool }) },
+  'get /siem/outbox': { 200: list(open('A queued security event and its delivery', { status: str, attempts: int })) },
+  'post /auth/second-factor': { 200: open('The session, once the second factor held', { token: str, expiresAt: time }) },
+  'get /crypto/public-key.pub': { 200: { type: 'string', description: 'The platform public key (SPKI PEM)' } },
+  'get /projects/{id}/export': { 200: document('vigil-project-export 1.1 (schema at GET /schemas/project-export/1)') },
+  'get /schemas/project-export/{major}': { 200: open('The JSON schema (2020-12) of vigil-project-export') },
+  'post /projects/{id}/evidence-bundles': { 201: evidenceBundle },
+  'get /projects/{id}/evidence-bundles': { 200: list(evidenceBundle) },
+  'get /projects/{id}/evidence-bundles/{bundleId}': { 200: { type: 'string', format: 'binary', description: 'The zip: VEX documents, SBOMs, project export, audit extract with the chain head, signed manifest' } },
+  'post /vex/ingest': { 200: open('Each statement\'s outcome (applied, requested, unmatched, refused) and whether it was a dry run') },
+};
+const FORMATS: Record<string, string> = {
+  'cyclonedx-vex': 'A CycloneDX 1.6 VEX document', openvex: 'An OpenVEX 0.2.0 document', 'csaf-vex': 'A CSAF 2.0 document of the VEX profile',
+  'cyclonedx-sbom': 'A CycloneDX 1.6 SBOM', sarif: 'A SARIF 2.1.0 log',
+};
+const MEDIA: Record<string, string> = {
+  'cyclonedx-vex': 'application/vnd.cyclonedx+json', openvex: 'application/json', 'csaf-vex': 'application/json', 'cyclonedx-sbom': 'application/vnd.cyclonedx+json', sarif: 'application/sarif+json',
+};
+const EXPORT_MEDIA: Record<string, string> = {};
+for (const scope of ['repositories', 'containers', 'projects', 'solutions']) {
+  for (const format of Object.keys(FORMATS)) {
+    const key = `get /${scope}/{id}/exports/${format}`;
+    ANSWERS_OF_LATER_ISSUES[key] = { 200: document(FORMATS[format]) };
+    EXPORT_MEDIA[key] = MEDIA[format];
+  }
+}
+
 export const ANSWER_SCHEMAS: Record<string, Record<number, Schema>> = {
+  ...ANSWERS_OF_LATER_ISSUES,
   'get /health': { 200: health, 503: health },
   'get /settings': { 200: settings },
   'patch /settings': { 200: settings },
@@ -127,5 +178,9 @@ export const ANSWER_SCHEMAS: Record<string, Record<number, Schema>> = {
 
 /** Content types of answers that are not JSON. */
 export const ANSWER_MEDIA_TYPES: Record<string, string> = {
+  ...EXPORT_MEDIA,
+  'get /crypto/public-key.pub': 'application/x-pem-file',
+  'get /schemas/project-export/{major}': 'application/schema+json',
+  'get /projects/{id}/evidence-bundles/{bundleId}': 'application/zip',
   'get /scorecards/badges/{badgeToken}.svg': 'image/svg+xml',
 };

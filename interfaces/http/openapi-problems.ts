@@ -31,6 +31,7 @@ export const PROBLEM_RESPONSES: Record<number, { name: string; description: stri
   415: { name: 'UnsupportedMediaType', description: 'The content type is not accepted here.' },
   429: { name: 'TooManyRequests', description: 'A rate limit or a failure ceiling was reached; see Retry-After.' },
   500: { name: 'InternalError', description: 'Something went wrong on Vigil\'s side; it was logged with the request id.' },
+  502: { name: 'BadGateway', description: 'A service Vigil depends on for this request (an identity provider, a collector) did not answer well.' },
   503: { name: 'Unavailable', description: 'A store Vigil needs does not answer.' },
 };
 
