@@ -37,7 +37,7 @@ export const EXPLORER_SCRIPT = `'use strict';
       form.reset();
       var ui = SwaggerUIBundle({
         spec: doc, dom_id: '#swagger-ui', deepLinking: false, persistAuthorization: false,
-        displayRequestDuration: true, tryItOutEnabled: false, validatorUrl: null
+        displayRequestDuration: true, tryItOutEnabled: false, validatorUrl: null, docExpansion: 'none'
       });
       ui.preauthorizeApiKey('bearer', token);
       document.body.classList.add('vigil-signed-in');
