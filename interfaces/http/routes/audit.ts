@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
+import { createHash } from 'node:crypto';
+import { DomainError } from '../../../domain/shared/decider';
 import { AuditQueries } from '../../../projections/audit/queries';
 import { RouteDef, VigilRequest } from '../route';
 import { MAX_ROW_ID, RowId } from '../row-id';
@@ -34,8 +36,27 @@ export function auditRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'get', path: '/audit-log/head', tag: 'Audit', summary: 'The newest entry\'s seq, hash, position and time: keep it elsewhere to detect a removal of the newest entries', auth: auditors,
-      responses: { 200: { description: '{seq, hash, position, at}' } },
-      handler: async () => audit.head(),
+      responses: { 200: { description: '{seq, hash, position, at}; signed with the platform key (Vigil-Signature, as exports are) once one can be used' } },
+      // The head signed by the platform key proves later that entries after it existed: an
+      // auditor who keeps it detects a truncation of the newest entries (issue #13). Without a
+      // usable key (no ENCRYPTION_KEY and no VIGIL_SIGNING_KEY) the head is answered unsigned.
+      handler: async (_req: VigilRequest, res: Response) => {
+        // The key first: generating it on first use is itself an audited event the head then names.
+        const key = await s.platformKeys.current().catch((error: unknown) => {
+          if (error instanceof DomainError) return null;
+          throw error;
+        });
+        const bytes = Buffer.from(JSON.stringify(await audit.head()), 'utf8');
+        if (key) {
+          const signer = key.signer();
+          signer.update(bytes);
+          res.setHeader('Vigil-Document-SHA256', createHash('sha256').update(bytes).digest('hex'));
+          res.setHeader('Vigil-Signature', signer.sign().toString('base64'));
+          res.setHeader('Vigil-Signature-Algorithm', 'ECDSA-P256-SHA256');
+          res.setHeader('Vigil-Key-Fingerprint', `sha256:${key.fingerprint}`);
+        }
+        res.status(200).type('application/json').send(bytes);
+      },
     },
     {
       method: 'get', path: '/audit-log/verification', tag: 'Audit', summary: 'Recomputes the chain from the events table and compares it with the stored one, entry by entry', auth: auditors,

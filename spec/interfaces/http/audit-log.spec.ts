@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import * as fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { RunningVigil, startVigil } from '../../support/vigil';
@@ -165,6 +167,35 @@ describe('Audit log for auditors: entries, filters, mirror, verification, rebuil
     const head = await v.request('GET', '/audit-log/head', { token: admin });
     expect(head.status).to.equal(200);
     expect(head.body).to.include({ seq: chain[chain.length - 1].seq, hash: chain[chain.length - 1].hash });
+  });
+
+  it('GET /audit-log/head answers unsigned while no platform key can be used (no ENCRYPTION_KEY, no VIGIL_SIGNING_KEY)', async () => {
+    const head = await v.request('GET', '/audit-log/head', { token: admin });
+    expect(head.status).to.equal(200);
+    expect(head.headers.get('vigil-signature')).to.equal(null);
+  });
+
+  it('[S1.1-13] GET /audit-log/head is signed with the platform key: openssl verifies the bytes against GET /crypto/public-key.pub, so a truncation of the newest entries shows against a kept head', async () => {
+    const signed = await startVigil({ env: { ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
+    try {
+      const token = await signed.signIn();
+      const res = await fetch(`${signed.url}/api/v1/audit-log/head`, { headers: { authorization: `Bearer ${token}` } });
+      const bytes = Buffer.from(await res.arrayBuffer());
+      expect(res.status).to.equal(200);
+      const head = JSON.parse(bytes.toString('utf8'));
+      const newest = await signed.database.db.knex('audit_log').orderBy('seq', 'desc').first('seq', 'hash');
+      expect(head).to.include({ seq: Number(newest.seq), hash: newest.hash });
+      expect(res.headers.get('vigil-document-sha256')).to.equal(createHash('sha256').update(bytes).digest('hex'));
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-head-'));
+      fs.writeFileSync(path.join(dir, 'pub.pem'), (await signed.request('GET', '/crypto/public-key.pub')).text);
+      fs.writeFileSync(path.join(dir, 'sig.der'), Buffer.from(res.headers.get('vigil-signature')!, 'base64'));
+      fs.writeFileSync(path.join(dir, 'head.json'), bytes);
+      const verdict = execFileSync('openssl', ['dgst', '-sha256', '-verify', path.join(dir, 'pub.pem'), '-signature', path.join(dir, 'sig.der'), path.join(dir, 'head.json')], { encoding: 'utf8' }).trim();
+      expect(verdict).to.equal('Verified OK');
+      fs.rmSync(dir, { recursive: true, force: true });
+    } finally {
+      await signed.stop();
+    }
   });
 
   it('npm run projections:rebuild yields the same chain, entry for entry', async () => {
