@@ -6,6 +6,8 @@ import type { AppendObserver } from '../eventstore/observed-event-store';
 export interface MetricsReadModels {
   projections(): Promise<Array<{ name: string; position: number; lagEvents: number; failures: { count: number } }>>;
   scanCounts(): Promise<Record<string, number>>;
+  /** SIEM outbox rows by delivery state (pending, retrying, failed). */
+  outboxDepth(): Promise<Record<string, number>>;
 }
 
 export interface RequestMeasurement { method: string; route: string; status: number; seconds: number; requestBytes: number | null }
@@ -80,6 +82,12 @@ export class VigilMetrics implements AppendObserver {
       },
     });
     new Gauge({
+      name: 'vigil_siem_outbox_depth', help: 'Security events queued for the SIEM: never tried (pending), waiting for another attempt (retrying), given up (failed)', labelNames: ['status'], registers: [this.registry],
+      async collect() {
+        for (const [status, n] of Object.entries((await metrics.readModels?.outboxDepth()) ?? {})) this.set({ status }, n);
+      },
+    });
+    new Gauge({
       name: 'vigil_scans', help: 'Scans by status in the read model (pending, scanning, completed, failed), installation-wide', labelNames: ['status'], registers: [this.registry],
       async collect() {
         for (const [status, n] of Object.entries((await metrics.readModels?.scanCounts()) ?? {})) this.set({ status }, n);
@@ -92,6 +100,7 @@ export class VigilMetrics implements AppendObserver {
     let cached: { at: number; value: ReturnType<MetricsReadModels['projections']> } | null = null;
     this.readModels = {
       scanCounts: () => readModels.scanCounts(),
+      outboxDepth: () => readModels.outboxDepth(),
       projections: () => {
         if (!cached || Date.now() - cached.at > 1000) cached = { at: Date.now(), value: readModels.projections() };
         return cached.value;

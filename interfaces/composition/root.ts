@@ -30,7 +30,8 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
   const backlog = composeBacklog(core, identity, targets);
   const scans = composeScans(core, identity, targets, backlog);
   const scanQueue = new ScanQueueQueries(core.db);
-  core.metrics.bindReadModels({ projections: () => core.projections.status(), scanCounts: () => scanQueue.countsByStatus() });
+  const siem = composeSiem(core, identity, targets.secretBox);
+  core.metrics.bindReadModels({ projections: () => core.projections.status(), scanCounts: () => scanQueue.countsByStatus(), outboxDepth: () => siem.siemOutbox.depth() });
   return {
     metrics: core.metrics,
     config, log: core.log, clock: core.clock, db: core.db, store: core.store, commands: core.commands, projections: core.projections,
@@ -42,7 +43,7 @@ export function compose(config: Config, overrides: Overrides = {}): Services {
       custody: new VaultTransit(config.kms), store: core.store, commands: core.commands, clock: core.clock, ring: core.secretBox,
       localKeys: [...(config.encryptionKey ? [config.encryptionKey] : []), ...config.previousEncryptionKeys], newDataKey: () => randomBytes(32), keyIdOf: keyId,
     }) : null,
-    ...composeSiem(core, identity, targets.secretBox), ...composeAudit(core),
+    ...siem, ...composeAudit(core),
     ...composeExports(core, identity, targets, backlog),
   };
 }

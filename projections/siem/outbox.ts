@@ -72,6 +72,17 @@ export class SqlOutbox implements Outbox, AccountNames {
     return r?.username ?? null;
   }
 
+  /**
+   * The outbox depth for GET /metrics: rows never tried (`pending`), waiting for another attempt
+   * (`retrying`) and given up (`failed`). Delivered and abandoned rows are not queued.
+   */
+  async depth(): Promise<Record<'pending' | 'retrying' | 'failed', number>> {
+    const pending = await this.db.knex('siem_outbox as o').leftJoin('siem_deliveries as d', 'd.event_id', 'o.event_id').whereNull('d.event_id').count({ n: '*' }).first();
+    const byStatus: Array<{ status: string; n: number | string }> = await this.db.knex('siem_deliveries').whereIn('status', ['retrying', 'failed']).groupBy('status').select('status').count({ n: '*' });
+    const of = (status: string) => Number(byStatus.find((r) => r.status === status)?.n ?? 0);
+    return { pending: Number((pending as { n: number | string } | undefined)?.n ?? 0), retrying: of('retrying'), failed: of('failed') };
+  }
+
   /** GET /siem/outbox: queued rows with their delivery state, newest first; `status` pending = never tried. */
   async list(filter: { status?: DeliveryStatus | 'pending'; before?: number }, limit: number) {
     const q = this.db.knex('siem_outbox as o').leftJoin('siem_deliveries as d', 'd.event_id', 'o.event_id')

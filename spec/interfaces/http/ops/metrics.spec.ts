@@ -77,6 +77,8 @@ describe('GET /metrics', function () {
     expect(second).to.match(/^vigil_projection_lag_events\{projection="backlog"\} \d+$/m);
     expect(second).to.match(/^vigil_projection_failures\{projection="audit"\} 0$/m);
     expect(second).to.match(/^vigil_process_cpu_seconds_total /m);
+    // The SIEM outbox depth (issue #13), one sample per state.
+    for (const status of ['pending', 'retrying', 'failed']) expect(second).to.match(new RegExp(`^vigil_siem_outbox_depth\\{status="${status}"\\} \\d+$`, 'm'));
     // The scrape itself is measured under its page's path.
     expect(sample(second, 'vigil_http_request_duration_seconds_count', { method: 'GET', route: '/metrics', status: '200' })).to.be.at.least(1);
   });
