@@ -1,3 +1,4 @@
+import { MAX_WAIT_SECONDS } from '../../../application/agents/agent-service';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import Mocha from 'mocha';
@@ -32,6 +33,8 @@ const RUNS = Number(process.env.VIGIL_FUZZ_RUNS ?? 40);
 const BUDGET_MS = Number(process.env.VIGIL_FUZZ_BUDGET ?? 75) * 1000;
 const ENGINE = (process.env.VIGIL_FUZZ_ENGINE ?? 'pglite') as TestEngine;
 const ONLY = process.env.VIGIL_FUZZ_ONLY ?? '';
+/** Operations that hold their answer by design, and for how long at most: GET /agent/jobs?wait=N holds up to 30 s whatever N (S1.4.7-02). */
+const LONG_POLLS: Record<string, number> = { 'GET /agent/jobs': MAX_WAIT_SECONDS * 1000 };
 
 const ENV = {
   VIGIL_API_DOCS_ENABLED: 'true',
@@ -149,7 +152,7 @@ describe('Fuzz: every operation of the OpenAPI document, over HTTP', function ()
           const deadline = opStart + share * weight / FACET_WEIGHT;
           const report = await runOperation(`${op.id} [${facet.name}]`, requestsFor(op, base, seeded.hints, seeded.pathValues, facet.name), { seed: seedOf(`${op.id} ${facet.name}`), numRuns, deadline }, async (r) => {
             const mark = serverLog.mark();
-            const answer = await send(v.url, r, caller, secrets);
+            const answer = await send(v.url, r, caller, secrets, LONG_POLLS[op.id] ?? 0);
             const stoppedBefore = watch.stoppedProjections;
             const rule = withLoggedCause(brokenRule(answer), mark);
             const models = await watch.afterRequest();

@@ -50,9 +50,10 @@ export async function credentialHeaders(r: FuzzRequest, caller: Caller, s: Secre
   }
 }
 
-export async function send(url: string, r: FuzzRequest, caller: Caller, s: Secrets): Promise<RawAnswer> {
+export async function send(url: string, r: FuzzRequest, caller: Caller, s: Secrets, holdsMs = 0): Promise<RawAnswer> {
   const headers = { ...r.headers, ...(await credentialHeaders(r, caller, s)) };
-  return rawRequest(url, r.method, r.target, headers, r.body, REQUEST_TIMEOUT_MS);
+  // A long poll legitimately holds its answer (holdsMs): "no answer" counts only past that.
+  return rawRequest(url, r.method, r.target, headers, r.body, REQUEST_TIMEOUT_MS + holdsMs);
 }
 
 /**

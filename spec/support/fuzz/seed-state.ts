@@ -84,6 +84,8 @@ export async function seedState(v: RunningVigil, password: string): Promise<Seed
     roles: ROLES, scopes: SCOPES, kinds: SOURCE_KINDS, tools: ['Checkov', 'Tool'],
     url: ['https://git.example/fuzz/app', 'https://git.example/fuzz/other.git'], repositoryUrl: ['https://git.example/fuzz/app'],
     image: ['registry.example/fuzz/app:1.0'], host: ['git.example'], branch: ['main'], slug: ['fuzz-ci'],
+    // A benign long poll waits a second at most, so the operation's runs fit the budget.
+    wait: [0, 1],
     username: ['fuzz-victim'], format: ['lcov', 'jacoco', 'cobertura'], commit: ['abc123', 'f'.repeat(64)],
     '[name]': settings,
   };
