@@ -1,9 +1,17 @@
 /** What a verification of the chain finds (projections/audit/verification.ts). */
 export interface ChainVerification {
   valid: boolean;
+  /** Entries walked (up to and with the first broken one). */
   entries: number;
+  /** seq of the first broken entry (or of the entry the chain lacks). */
   brokenAt: number | null;
+  /** Event position of that entry, or of the event the chain lacks. */
   brokenPosition: number | null;
+  /**
+   * What no longer matches, when it can be told: the event's `eventId`, `stream`, `revision`,
+   * `position`, `commit`, `type`, `metadata` (`metadata.actor`, `metadata.address`, `metadata.at`
+   * when the change is there), `data`; or the entry's own `prevHash`, `hash`, `actor`, `address`, `at`.
+   */
   differs: string[] | null;
   reason: string | null;
 }

@@ -1,23 +1,10 @@
 import { Knex } from 'knex';
+import type { ChainVerification } from '../../application/audit/ports';
 import { Database, rawRows } from '../../infrastructure/db/database';
 import { AuditEntry, ChainedFields, entryHash, GENESIS_HASH, LEFT_OUT, storedTextHash } from '../../domain/audit/chain';
 
-export interface AuditVerification {
-  valid: boolean;
-  /** Entries walked (up to and with the first broken one). */
-  entries: number;
-  /** seq of the first broken entry (or of the entry the chain lacks). */
-  brokenAt: number | null;
-  /** Event position of that entry, or of the event the chain lacks. */
-  brokenPosition: number | null;
-  /**
-   * What no longer matches, when it can be told: the event's `eventId`, `stream`, `revision`,
-   * `position`, `commit`, `type`, `metadata` (`metadata.actor`, `metadata.address`, `metadata.at`
-   * when the change is there), `data`; or the entry's own `prevHash`, `hash`, `actor`, `address`, `at`.
-   */
-  differs: string[] | null;
-  reason: string | null;
-}
+/** What a verification finds: the port's shape (application/audit/ports.ts), which the background verifier reads. */
+export type AuditVerification = ChainVerification;
 
 /** A row of the `events` table, the columns the chain covers. */
 interface EventRow {

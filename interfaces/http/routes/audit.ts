@@ -6,6 +6,7 @@ import { AuditQueries } from '../../../projections/audit/queries';
 import { RouteDef, VigilRequest } from '../route';
 import { MAX_ROW_ID, RowId } from '../row-id';
 import { Services } from '../services';
+import { setSignatureHeaders } from '../signature-headers';
 import { Text } from '../text';
 
 const auditors = { sessionOnly: true, roles: ['auditor', 'administrator', 'ciso'] as const, rolesDetail: 'The audit log is read by auditors, administrators and CISOs.' };
@@ -50,10 +51,7 @@ export function auditRoutes(s: Services): RouteDef[] {
         if (key) {
           const signer = key.signer();
           signer.update(bytes);
-          res.setHeader('Vigil-Document-SHA256', createHash('sha256').update(bytes).digest('hex'));
-          res.setHeader('Vigil-Signature', signer.sign().toString('base64'));
-          res.setHeader('Vigil-Signature-Algorithm', 'ECDSA-P256-SHA256');
-          res.setHeader('Vigil-Key-Fingerprint', `sha256:${key.fingerprint}`);
+          setSignatureHeaders(res, { sha256: createHash('sha256').update(bytes).digest('hex'), signature: signer.sign(), fingerprint: key.fingerprint });
         }
         res.status(200).type('application/json').send(bytes);
       },

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { refuse } from '../../../domain/shared/decider';
 import { Response } from 'express';
+import { setSignatureHeaders } from '../signature-headers';
 import { EXPORT_FORMATS, ExportFormat } from '../../../application/exports/export-service';
 import { attestation, signDocument, SignedDocument } from '../../../application/exports/signed-document';
 import type { ScopeKind } from '../../../domain/exports/model';
@@ -25,10 +26,7 @@ export async function sendSigned(res: Response, signed: SignedDocument): Promise
   res.setHeader('Content-Length', String(signed.size));
   res.setHeader('Content-Disposition', `attachment; filename="${signed.document.filename}"`);
   res.setHeader('Vigil-As-Of', signed.document.timestamp);
-  res.setHeader('Vigil-Document-SHA256', signed.sha256);
-  res.setHeader('Vigil-Signature', signed.signature.toString('base64'));
-  res.setHeader('Vigil-Signature-Algorithm', 'ECDSA-P256-SHA256');
-  res.setHeader('Vigil-Key-Fingerprint', `sha256:${signed.fingerprint}`);
+  setSignatureHeaders(res, signed);
   for (const chunk of signed.chunks) {
     if (!res.write(chunk)) {
       // Wait for the client to take the previous pieces (or to leave); neither listener outlives the wait.
