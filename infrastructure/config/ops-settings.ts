@@ -14,6 +14,12 @@ export interface OpsSettings {
    * installation is, so they are not public by default, and a scraper needs no Vigil account).
    */
   metricsToken: string | null;
+  /**
+   * VIGIL_HTTP_KEEP_ALIVE_TIMEOUT: how long an idle kept-alive connection stays open. Longer than the
+   * idle timeout of the proxies and load balancers usually in front (60 s), so that the server never
+   * closes a connection a client or proxy is just reusing: that race answers the request with a reset.
+   */
+  keepAliveTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -25,7 +31,9 @@ export function loadOpsSettings(env: Env): OpsSettings {
   };
   const timeout = parseDuration('VIGIL_SHUTDOWN_TIMEOUT', read('VIGIL_SHUTDOWN_TIMEOUT') ?? '30s');
   if (timeout < 0 || timeout > 3_600_000) throw new SettingError('VIGIL_SHUTDOWN_TIMEOUT', 'write a duration from 0s to 1h, e.g. 30s.');
-  return { shutdownTimeoutMs: timeout, metricsToken: metricsToken(read('VIGIL_METRICS_TOKEN'), read('VIGIL_METRICS_TOKEN_FILE')) };
+  const keepAlive = parseDuration('VIGIL_HTTP_KEEP_ALIVE_TIMEOUT', read('VIGIL_HTTP_KEEP_ALIVE_TIMEOUT') ?? '65s');
+  if (keepAlive < 1_000 || keepAlive > 600_000) throw new SettingError('VIGIL_HTTP_KEEP_ALIVE_TIMEOUT', 'write a duration from 1s to 10m, e.g. 65s.');
+  return { shutdownTimeoutMs: timeout, keepAliveTimeoutMs: keepAlive, metricsToken: metricsToken(read('VIGIL_METRICS_TOKEN'), read('VIGIL_METRICS_TOKEN_FILE')) };
 }
 
 function metricsToken(text: string | undefined, file: string | undefined): string | null {

@@ -1,10 +1,10 @@
-import * as http from 'node:http';
 import { compose, prepare } from '../composition/root';
 import { loadConfig } from '../../infrastructure/config/config';
 import { SettingError } from '../../infrastructure/config/units';
 import { createApp } from '../http/app';
 import { allRoutes } from '../http/routes';
 import { HttpDrain } from '../http/ops/drain';
+import { createHttpServer } from '../http/ops/http-server';
 
 /** `npm start`: settings, migrations, projections caught up, bootstrap account, then HTTP on VIGIL_PORT. */
 async function main(): Promise<void> {
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   process.on('SIGHUP', () => services.auditMirror?.askReopen());
   const drain = new HttpDrain();
   const { app } = createApp(config, services, allRoutes(services), { first: [drain.middleware()] });
-  const server = http.createServer(app);
+  const server = createHttpServer(app, config.ops);
   server.listen(config.port, config.host, () => log.info(`Vigil listening on http://${config.host}:${config.port}/api/v1`));
   let stopping = false;
   const stop = async (signal: string) => {

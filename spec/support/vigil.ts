@@ -1,4 +1,3 @@
-import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
 import winston from 'winston';
 import { ManualClock } from '../../application/ports/clock';
@@ -6,6 +5,7 @@ import { Config, loadConfig } from '../../infrastructure/config/config';
 import { compose, Overrides, prepare } from '../../interfaces/composition/root';
 import { createApp } from '../../interfaces/http/app';
 import { allRoutes } from '../../interfaces/http/routes';
+import { createHttpServer } from '../../interfaces/http/ops/http-server';
 import { Services } from '../../interfaces/http/services';
 import { createTestDatabase, engineAvailable, TestDatabase, TestEngine } from './databases';
 
@@ -52,7 +52,7 @@ export async function startVigil(options: { engine?: TestEngine; env?: Record<st
   await prepare(services);
   services.projections.start();
   const { app } = createApp(config, services, allRoutes(services));
-  const server = http.createServer(app);
+  const server = createHttpServer(app, config.ops);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

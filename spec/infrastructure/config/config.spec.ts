@@ -43,6 +43,8 @@ describe('Settings read at start', () => {
     refused({ VIGIL_DB_URL: 'oracle://h/d' }, /VIGIL_DB_URL.*postgresql or mysql/);
     refused({ VIGIL_DB_URL: 'not a url' }, /VIGIL_DB_URL/);
     refused({ VIGIL_PORT: 'eighty' }, /VIGIL_PORT/);
+    refused({ VIGIL_HTTP_KEEP_ALIVE_TIMEOUT: '500ms' }, /VIGIL_HTTP_KEEP_ALIVE_TIMEOUT.*1s to 10m/);
+    refused({ VIGIL_HTTP_KEEP_ALIVE_TIMEOUT: 'soon' }, /VIGIL_HTTP_KEEP_ALIVE_TIMEOUT/);
     refused({ VIGIL_SESSION_IDLE: 'soon' }, /VIGIL_SESSION_IDLE.*duration/);
     refused({ VIGIL_MAX_BODY_DEFAULT: 'big' }, /VIGIL_MAX_BODY_DEFAULT.*size/);
     refused({ VIGIL_API_DOCS_ENABLED: 'maybe' }, /VIGIL_API_DOCS_ENABLED.*true or false/);
