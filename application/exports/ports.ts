@@ -15,8 +15,13 @@ export interface InventoryEntry {
 export interface ExportReads {
   /** The scope and the targets in it the caller sees; 404 alike for unknown and unseen. */
   scope(principal: Principal, kind: ScopeKind, id: number): Promise<{ scope: ExportScope; targets: ExportTarget[]; projectIds: number[] }>;
-  /** Every target ever placed in the scope the caller may see (for as_of: membership is then folded). */
-  candidateTargets(principal: Principal, kind: ScopeKind, id: number): Promise<Array<{ kind: TargetKind; id: number }>>;
+  /**
+   * Every target ever placed in one of these projects (target_placements, deleted ones included), for
+   * as_of: their membership at the instant is then folded from their streams. `seen` says whether the
+   * caller sees the target, judged now, placed in the project it was in at the instant (a grant of that
+   * project, or of the target) or where it is now.
+   */
+  placedTargets(principal: Principal, projectIds: readonly number[]): Promise<Array<{ kind: TargetKind; id: number; seen: (projectIdThen: number | null) => boolean }>>;
   /** The issues of these targets as the read model holds them now, in pages. */
   issues(targets: readonly ExportTarget[]): AsyncIterable<ExportIssue[]>;
   /** The stream keys of every issue these targets have had (for folding up to an instant). */

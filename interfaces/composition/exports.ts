@@ -9,6 +9,7 @@ import { PlatformKeys } from '../../application/signing/platform-keys';
 import { SqlExportReads } from '../../projections/backlog/export-reads';
 import { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
 import type { BacklogContext } from './backlog';
+import { epssScoresOf } from '../../infrastructure/feeds/epss-table';
 import { EcdsaKeyMaterial } from '../../infrastructure/crypto/ecdsa-keys';
 import { Core } from './core';
 import { TargetsContext } from './targets';
@@ -21,7 +22,7 @@ export function composeExports(core: Core, identity: IdentityContext, targets: T
   const exports = new ExportService(reads, core.store, core.clock, {
     author: config.exports.vexAuthor, brand: config.brandName, version: config.version, publicUrl: config.publicUrl ? config.publicUrl.replace(/\/+$/, '') : null,
   });
-  return { platformKeys, exports, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store), vexIngest: new VexIngestService(reads, backlog.triage),
+  return { platformKeys, exports, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store, (generation, cves) => epssScoresOf(core.db, generation, cves)), vexIngest: new VexIngestService(reads, backlog.triage),
     evidence: new EvidenceService(exports, reads, new SqlAuditExtract(core.db), new SqlEvidenceStore(core.db), new YazlZipWriter(), core.commands, core.ids,
       () => identity.settings.get<number>('evidence_retention_days')),
   };

@@ -68,8 +68,24 @@ export class SqlExportReads implements ExportReads {
     return { scope: { kind, id, name: row.name }, targets, projectIds };
   }
 
-  async candidateTargets(principal: Principal, kind: ScopeKind, id: number) {
-    return (await this.scope(principal, kind, id)).targets.map((t) => ({ kind: t.kind, id: t.id }));
+  async placedTargets(principal: Principal, projectIds: readonly number[]) {
+    const visibility = await this.visibilities.of(principal);
+    const found: Array<{ kind: TargetKind; id: number; seen: (projectIdThen: number | null) => boolean }> = [];
+    if (!projectIds.length) return found;
+    const placed: Row[] = await this.db.knex('target_placements').whereIn('project_id', projectIds).distinct('target_kind', 'target_id').orderBy(['target_kind', 'target_id']);
+    for (const kind of ['repository', 'container'] as const) {
+      const ids = placed.filter((r) => r.target_kind === kind).map((r) => Number(r.target_id));
+      const now = new Map<number, number | null>();
+      for (let i = 0; i < ids.length; i += 500) {
+        const rows: Row[] = await this.db.knex(TARGET_TABLE[kind]).whereIn('id', ids.slice(i, i + 500)).select('id', 'project_id');
+        for (const r of rows) now.set(Number(r.id), r.project_id === null ? null : Number(r.project_id));
+      }
+      for (const targetId of ids) {
+        const current = now.has(targetId) ? { id: targetId, project_id: now.get(targetId) ?? null } : null;
+        found.push({ kind, id: targetId, seen: (then) => visibility.canSee(kind, { id: targetId, project_id: then }) || (current !== null && visibility.canSee(kind, current)) });
+      }
+    }
+    return found;
   }
 
   async *issues(targets: readonly ExportTarget[]): AsyncIterable<ExportIssue[]> {
