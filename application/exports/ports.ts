@@ -65,3 +65,27 @@ export interface ZipWriter {
   /** A zip of these files in this order, every entry dated `mtime`: the same files give the same bytes. */
   zip(files: ReadonlyArray<{ path: string; bytes: Buffer }>, mtime: Date): Promise<Buffer>;
 }
+
+/**
+ * Where a document's bytes wait between being signed and being sent (ADR 0016): the signature goes in
+ * a header, so it must be computed over every byte before the first one leaves. A spool keeps a small
+ * document in memory and puts a large one in a temporary file, so memory stays bounded whatever the
+ * document's size; infrastructure/exports/byte-spool.ts implements it.
+ */
+export interface ByteSpool {
+  write(bytes: Buffer): Promise<void>;
+  /** No more bytes: what was written can be read. */
+  end(): Promise<void>;
+  /** The bytes written, in pieces of at most 64 KB from a file (each piece as written while in memory). */
+  read(): AsyncIterable<Buffer>;
+  /** The bytes as one buffer (the evidence bundle zips them in memory anyway). */
+  bytes(): Promise<Buffer>;
+  /** Whether the bytes went to a file (for the record: the benchmark and the specs). */
+  readonly spilled: boolean;
+  /** Closes and removes the file, if any; safe to call twice. */
+  dispose(): Promise<void>;
+}
+
+export interface ByteSpools {
+  create(): ByteSpool;
+}

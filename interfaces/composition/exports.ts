@@ -2,6 +2,7 @@ import { ExportService } from '../../application/exports/export-service';
 import { VexIngestService } from '../../application/exports/vex-ingest';
 import { EvidenceService } from '../../application/exports/evidence';
 import { SqlEvidenceStore } from '../../infrastructure/exports/sql-evidence-store';
+import { FileByteSpools } from '../../infrastructure/exports/byte-spool';
 import { YazlZipWriter } from '../../infrastructure/exports/zip-writer';
 import { SqlAuditExtract } from '../../projections/audit/evidence-extract';
 import type { IdentityContext } from './identity';
@@ -22,9 +23,11 @@ export function composeExports(core: Core, identity: IdentityContext, targets: T
   const exports = new ExportService(reads, core.store, core.clock, {
     author: config.exports.vexAuthor, brand: config.brandName, version: config.version, publicUrl: config.publicUrl ? config.publicUrl.replace(/\/+$/, '') : null,
   });
-  return { platformKeys, exports, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store, (generation, cves) => epssScoresOf(core.db, generation, cves)), vexIngest: new VexIngestService(reads, backlog.triage),
+  // Documents past 1 MB wait for sending in a file of the temporary directory (TMPDIR), not in memory (ADR 0016).
+  const exportSpools = new FileByteSpools();
+  return { platformKeys, exports, exportSpools, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store, (generation, cves) => epssScoresOf(core.db, generation, cves)), vexIngest: new VexIngestService(reads, backlog.triage),
     evidence: new EvidenceService(exports, reads, new SqlAuditExtract(core.db), new SqlEvidenceStore(core.db), new YazlZipWriter(), core.commands, core.ids,
-      () => identity.settings.get<number>('evidence_retention_days')),
+      () => identity.settings.get<number>('evidence_retention_days'), exportSpools),
   };
 }
 
