@@ -1,4 +1,4 @@
-import { issueAsOf, portfolioAsOf, targetAsOf, upTo } from '../../domain/exports/as-of';
+import { enrichmentAsOf, issueAsOf, portfolioAsOf, targetAsOf, upTo } from '../../domain/exports/as-of';
 import { csafVex } from '../../domain/exports/csaf';
 import { cycloneDxSbom, mergeInventory, type SbomComponent } from '../../domain/exports/cyclonedx-sbom';
 import { sarifLog } from '../../domain/exports/sarif';
@@ -115,6 +115,7 @@ export class ExportService {
         if (issue) issues.push(issue);
       }
     }
+    await this.enrichAsOf(issues, instant);
     return { scope, data: { targets, issues, inventory: [] }, timestamp: instant };
   }
 
@@ -194,6 +195,18 @@ export class ExportService {
     }
     found.sort((a, b) => (a.kind === b.kind ? a.id - b.id : a.kind < b.kind ? -1 : 1));
     return { scope: { kind, id, name: own.name }, targets: found };
+  }
+
+  /** KEV and EPSS of each issue as the feeds in use at the instant gave them (the feed streams folded, the generation's scores). */
+  private async enrichAsOf(issues: ExportIssue[], instant: string): Promise<void> {
+    const folded = async (feed: string) => upTo(dated(await this.store.readStream(streams.feed(feed))), instant);
+    const { kevListed, epssGeneration } = enrichmentAsOf(await folded('kev'), await folded('epss'));
+    const cves = [...new Set(issues.map((i) => i.identifier).filter((c): c is string => c !== null))];
+    const scores = epssGeneration === null ? new Map<string, number>() : await this.reads.epssScores(epssGeneration, cves);
+    for (const issue of issues) {
+      issue.kev = kevListed === null ? null : issue.identifier !== null && kevListed.has(issue.identifier);
+      issue.epss = epssGeneration === null || issue.identifier === null ? null : scores.get(issue.identifier) ?? null;
+    }
   }
 
   private async portfolioAsOf(kind: 'project' | 'solution', id: number, instant: string) {

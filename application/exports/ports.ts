@@ -30,6 +30,8 @@ export interface ExportReads {
   matchingIssues(principal: Principal, vulnerabilityIds: readonly string[], target?: { kind: TargetKind; id: number } | null): Promise<Array<ExportIssue & { revision: number }>>;
   /** A project's name and solution, and whether the caller sees it whole (granted the project, not only some targets). */
   project(principal: Principal, id: number): Promise<{ id: number; name: string; solution: { id: number; name: string } | null; whole: boolean }>;
+  /** The scores EPSS generation `generation` gave these CVEs (kept in epss_score_history once replaced). */
+  epssScores(generation: number, cves: readonly string[]): Promise<Map<string, number>>;
   /** The build components of a repository's branch from its newest build SBOM (accepted at or before `asOf` when given). */
   buildInventory(target: ExportTarget, asOf: string | null): Promise<InventoryEntry[]>;
 }

@@ -47,6 +47,8 @@ export function issueStateAsOf(events: readonly DatedEvent[]): { issue: ExportIs
         ruleId: d.ruleId, path: d.path ?? '', line: d.line ?? null, severity: d.severity, title: d.title ?? '', identifier: d.identifier ?? null,
         packageName: d.packageName ?? null, packageVersion: d.packageVersion ?? null, fixable: d.fixable ?? null,
         open: true, triageStatus: 'under_review', justification: null, reviewDate: null, firstSeenAt: d.at ?? e.at,
+        // Enrichment is not on the issue's stream: the caller folds the feed streams (enrichmentAsOf).
+        kev: null, epss: null,
       };
     } else if (e.type === 'IssueReopened' && issue !== null) {
       const before: ExportIssue = issue;

@@ -6,13 +6,14 @@ import { refuse } from '../../domain/shared/decider';
 import type { TargetKind } from '../../domain/shared/target-kind';
 import type { TriageStatus } from '../../domain/triage/status';
 import { Database } from '../../infrastructure/db/database';
+import { epssScoresOf } from '../../infrastructure/feeds/epss-table';
 import { scopeToVisible } from '../identity/visibility';
 import { TARGET_TABLE } from '../targets/tables';
 import { onVisibleTargets } from './issue-queries';
 
 type Row = Record<string, any>;
 const PAGE = 5000;
-const ISSUE_COLUMNS = ['id', 'target_kind', 'target_id', 'type', 'tool_name', 'rule_id', 'path', 'line', 'severity', 'title', 'identifier', 'package_name', 'package_version', 'fixable', 'status', 'triage_status', 'justification', 'review_date', 'first_seen_at'];
+const ISSUE_COLUMNS = ['id', 'target_kind', 'target_id', 'type', 'tool_name', 'rule_id', 'path', 'line', 'severity', 'title', 'identifier', 'package_name', 'package_version', 'fixable', 'status', 'triage_status', 'justification', 'review_date', 'first_seen_at', 'kev', 'epss'];
 
 function targetOf(kind: TargetKind, r: Row): ExportTarget {
   return {
@@ -27,6 +28,7 @@ export function exportIssueOf(r: Row): ExportIssue {
     line: r.line === null ? null : Number(r.line), severity: r.severity, title: r.title, identifier: r.identifier, packageName: r.package_name,
     packageVersion: r.package_version, fixable: r.fixable === null ? null : Boolean(r.fixable), open: r.status === 'open',
     triageStatus: r.triage_status as TriageStatus, justification: r.justification, reviewDate: r.review_date, firstSeenAt: r.first_seen_at,
+    kev: r.kev === null || r.kev === undefined ? null : Boolean(r.kev), epss: r.epss === null || r.epss === undefined ? null : Number(r.epss),
   };
 }
 
@@ -141,6 +143,10 @@ export class SqlExportReads implements ExportReads {
     const visibility = await this.visibilities.of(principal);
     const whole = visibility.canSeeProject(id) && !visibility.restriction;
     return { id, name: row.name as string, solution: solution ? { id: Number(solution.id), name: solution.name as string } : null, whole };
+  }
+
+  epssScores(generation: number, cves: readonly string[]): Promise<Map<string, number>> {
+    return epssScoresOf(this.db, generation, cves);
   }
 
   async buildInventory(target: ExportTarget, asOf: string | null): Promise<InventoryEntry[]> {

@@ -61,7 +61,7 @@ describe('as_of answers the whole document from the log at the instant: membersh
     await mirror?.stop();
   });
 
-  it('membership moved, a target renamed and deleted, KEV listing and EPSS score changed after T: as_of=T answers the bytes taken at T, also after projections:rebuild', async () => {
+  it('membership moved, a target renamed and deleted, KEV listing and EPSS score changed after T: as_of=T answers the bytes taken at T (names, members, kev and epss of then), also after projections:rebuild', async () => {
     const T = w.clock.now().toISOString();
     w.clock.advance(60_000);
     const taken: Record<string, string> = {};
@@ -74,6 +74,8 @@ describe('as_of answers the whole document from the log at the instant: membersh
     expect(issueThen).to.include({ kev: false, epss: 0.11111, asOf: T });
     const exportThen = JSON.parse((await at('project:export', T)).bytes.toString());
     expect(exportThen.targets.map((t: { id: number; name: string }) => `${t.id}:${t.name}`)).to.deep.equal([`${w.repo}:checkout`, `${w.other}:cart`, `${gone}:legacy`]);
+    expect(exportThen.issues.find((i: { id: number }) => i.id === kevIssue)).to.include({ kev: false, epss: 0.11111 });
+    expect(exportThen.issues.find((i: { identifier: string }) => i.identifier === 'CVE-2024-0001')).to.include({ kev: false, epss: null });
 
     // After T: a target renamed, one moved to another project, one deleted, one registered into the project,
     // KEV now lists the CVE, EPSS scores it otherwise (the older generation is replaced), a decision taken.
@@ -92,6 +94,7 @@ describe('as_of answers the whole document from the log at the instant: membersh
     // Today's answers moved...
     const exportNow = JSON.parse((await at('project:export', null)).bytes.toString());
     expect(exportNow.targets.map((t: { id: number; name: string }) => `${t.id}:${t.name}`)).to.deep.equal([`${w.repo}:checkout-renamed`, `${added}:new`]);
+    expect(exportNow.issues.find((i: { id: number }) => i.id === kevIssue)).to.include({ kev: true, epss: 0.22222 });
     expect((await w.v.request('GET', `/issues/${kevIssue}`, { token: w.admin })).body).to.include({ kev: true, epss: 0.22222 });
     // ...the answers as of T did not, byte for byte.
     for (const d of DOCUMENTS) expect(sha((await at(d, T)).bytes), d).to.equal(taken[d]);
