@@ -11,6 +11,7 @@ import { SqlExportReads } from '../../projections/backlog/export-reads';
 import { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
 import type { BacklogContext } from './backlog';
 import { epssScoresOf } from '../../infrastructure/feeds/epss-table';
+import { remediationWindowsOf } from '../../application/triage/remediation-windows';
 import { EcdsaKeyMaterial } from '../../infrastructure/crypto/ecdsa-keys';
 import { Core } from './core';
 import { TargetsContext } from './targets';
@@ -25,7 +26,7 @@ export function composeExports(core: Core, identity: IdentityContext, targets: T
   });
   // Documents past 1 MB wait for sending in a file of the temporary directory (TMPDIR), not in memory (ADR 0016).
   const exportSpools = new FileByteSpools();
-  return { platformKeys, exports, exportSpools, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store, (generation, cves) => epssScoresOf(core.db, generation, cves)), vexIngest: new VexIngestService(reads, backlog.triage),
+  return { platformKeys, exports, exportSpools, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store, (generation, cves) => epssScoresOf(core.db, generation, cves), remediationWindowsOf), vexIngest: new VexIngestService(reads, backlog.triage),
     evidence: new EvidenceService(exports, reads, new SqlAuditExtract(core.db), new SqlEvidenceStore(core.db), new YazlZipWriter(), core.commands, core.ids,
       () => identity.settings.get<number>('evidence_retention_days'), exportSpools),
   };

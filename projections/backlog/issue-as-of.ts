@@ -1,3 +1,6 @@
+import { isSeverity } from '../../domain/gate/severity';
+import { defaultSettings } from '../../domain/settings/settings';
+import { remediationDeadline, type RemediationWindows } from '../../domain/triage/remediation-deadline';
 import { enrichmentAsOf, issueStateAsOf, upTo, type DatedEvent } from '../../domain/exports/as-of';
 import { refuse } from '../../domain/shared/decider';
 import { streams } from '../../domain/shared/streams';
@@ -9,15 +12,25 @@ import type { IssueQueries } from './issue-queries';
  * GET /issues/{id}?as_of=<instant> (issue #11): the issue as its stream stood at that instant, folded
  * with the triage decider's own evolve, its history cut there; KEV and EPSS as the feeds in use then
  * gave them (the feed streams folded to the instant, the EPSS generation's scores kept in
- * epss_score_history once replaced). The remediation deadline is first seen plus today's window for
- * the severity then; `asOf` says which instant answered.
+ * epss_score_history once replaced); the remediation deadline from the remediation_days_* settings in
+ * force then (the settings stream folded); `asOf` says which instant answered.
  */
 export class IssueAsOfQueries {
   constructor(
     private readonly issues: IssueQueries,
     private readonly store: EventStore,
     private readonly epssScores: (generation: number, cves: readonly string[]) => Promise<Map<string, number>>,
+    private readonly windowsOf: (settings: Readonly<Record<string, unknown>>) => RemediationWindows,
   ) {}
+
+  /** The installation settings in force at the instant: the defaults, then every SettingChanged decided by then. */
+  private async settingsAt(instant: string): Promise<Record<string, unknown>> {
+    const values: Record<string, unknown> = defaultSettings();
+    for (const e of upTo((await this.store.readStream(streams.settings)).map((x) => ({ type: x.type, data: x.data, at: x.metadata.at })), instant)) {
+      if (e.type === 'SettingChanged') { const d = e.data as { name: string; value: unknown }; values[d.name] = d.value; }
+    }
+    return values;
+  }
 
   /** kev and epss of an identifier at the instant: null (unknown) while the feed was never synchronised, as the read model says it. */
   async enrichment(identifier: string | null, instant: string): Promise<{ kev: boolean | null; epss: number | null }> {
@@ -42,6 +55,7 @@ export class IssueAsOfQueries {
       ...(await this.enrichment(now.identifier, instant)),
       status: issue.open ? 'open' : 'resolved', severity: issue.severity, line: issue.line, title: issue.title,
       triageStatus: triage.triageStatus, triageRequestedStatus: triage.triageRequestedStatus, justification: triage.justification, reviewDate: triage.reviewDate,
+      remediationDeadline: isSeverity(issue.severity) ? remediationDeadline(now.firstSeenAt, issue.severity, this.windowsOf(await this.settingsAt(instant))) : null,
       resolvedAt: triage.resolvedAt, lastSeenAt: folded.lastAt, revision, history: now.history.filter((h) => h.revision <= revision), asOf: instant,
     };
   }

@@ -61,7 +61,7 @@ describe('as_of answers the whole document from the log at the instant: membersh
     await mirror?.stop();
   });
 
-  it('membership moved, a target renamed and deleted, KEV listing and EPSS score changed after T: as_of=T answers the bytes taken at T (names, members, kev and epss of then), also after projections:rebuild', async () => {
+  it('membership moved, a target renamed and deleted, KEV listing, EPSS score and remediation window changed after T: as_of=T answers the bytes taken at T (names, members, kev and epss of then), also after projections:rebuild', async () => {
     const T = w.clock.now().toISOString();
     w.clock.advance(60_000);
     const taken: Record<string, string> = {};
@@ -89,17 +89,21 @@ describe('as_of answers the whole document from the log at the instant: membersh
     await sync('kev');
     await sync('epss');
     expect((await w.v.request('POST', `/issues/${kevIssue}/triage`, { token: w.admin, body: { status: 'affected' } })).status).to.equal(200);
+    expect((await w.v.request('PATCH', '/settings', { token: w.admin, body: { remediation_days_high: 1 } })).status).to.equal(200);
     w.clock.advance(60_000);
 
     // Today's answers moved...
     const exportNow = JSON.parse((await at('project:export', null)).bytes.toString());
     expect(exportNow.targets.map((t: { id: number; name: string }) => `${t.id}:${t.name}`)).to.deep.equal([`${w.repo}:checkout-renamed`, `${added}:new`]);
     expect(exportNow.issues.find((i: { id: number }) => i.id === kevIssue)).to.include({ kev: true, epss: 0.22222 });
-    expect((await w.v.request('GET', `/issues/${kevIssue}`, { token: w.admin })).body).to.include({ kev: true, epss: 0.22222 });
+    const issueNow = (await w.v.request('GET', `/issues/${kevIssue}`, { token: w.admin })).body;
+    expect(issueNow).to.include({ kev: true, epss: 0.22222 });
+    expect(Date.parse(issueNow.remediationDeadline) - Date.parse(issueNow.firstSeenAt)).to.equal(86_400_000);
+    expect(Date.parse(issueThen.remediationDeadline) - Date.parse(issueThen.firstSeenAt)).to.equal(30 * 86_400_000);
     // ...the answers as of T did not, byte for byte.
     for (const d of DOCUMENTS) expect(sha((await at(d, T)).bytes), d).to.equal(taken[d]);
     const issueAgain = (await w.v.request('GET', `/issues/${kevIssue}?as_of=${encodeURIComponent(T)}`, { token: w.admin })).body;
-    expect(issueAgain).to.include({ kev: false, epss: 0.11111, triageStatus: 'under_review' });
+    expect(issueAgain).to.include({ kev: false, epss: 0.11111, triageStatus: 'under_review', remediationDeadline: issueThen.remediationDeadline });
 
     await w.v.services.projections.stop();
     await rebuildProjections(w.v.services.projections, [], () => undefined);
