@@ -15,6 +15,7 @@ import { scorecardsProjection } from './scorecards/projection';
 import { siemProjection } from './siem/projection';
 import { sourcesProjection } from './sources/projection';
 import { targetsProjection } from './targets/projection';
+import { targetPlacementsProjection } from './targets/placements-projection';
 
 /** Every read model, in the order a rebuild replays them. */
 export const allProjections: readonly Projection[] = [
@@ -23,6 +24,7 @@ export const allProjections: readonly Projection[] = [
   secondFactorProjection,
   scimProjection,
   targetsProjection,
+  targetPlacementsProjection,
   withEnrichment(backlogProjection),
   scansProjection,
   scorecardsProjection,

@@ -7,8 +7,8 @@ import type { CommandHandler, RequestContext } from '../command-handler';
 import type { Principal } from '../identity/principal';
 import type { IdGenerator } from '../ports/ids';
 import type { PlatformKey } from '../ports/signing';
-import { EXPORT_FORMATS, VEX_FORMATS, type ExportService } from './export-service';
-import type { AuditExtract, EvidenceRecord, EvidenceStore, ExportReads, ZipWriter } from './ports';
+import { EXPORT_FORMATS, VEX_FORMATS, type ExportDocument, type ExportService } from './export-service';
+import type { AuditExtract, ByteSpools, EvidenceRecord, EvidenceStore, ExportReads, ZipWriter } from './ports';
 import { signDocument } from './signed-document';
 
 const DAY = 86_400_000;
@@ -30,6 +30,7 @@ export class EvidenceService {
     private readonly commands: CommandHandler,
     private readonly ids: IdGenerator,
     private readonly retentionDays: () => Promise<number>,
+    private readonly spools: ByteSpools,
   ) {}
 
   async generate(principal: Principal, ctx: RequestContext, projectId: number, key: PlatformKey, brand: { name: string; version: string }) {
@@ -40,11 +41,20 @@ export class EvidenceService {
     const asOf = new Date(ctx.now.getTime());
     const files: Array<{ path: string; bytes: Buffer }> = [];
     const add = (path: string, bytes: Buffer) => files.push({ path, bytes });
-    const addSigned = (path: string, signed: ReturnType<typeof signDocument>) => { add(path, Buffer.concat(signed.chunks)); add(`${path}.sig`, signed.signature); };
+    // Each document is signed through a spool and taken whole: the zip is made in memory (it is stored whole in evidence_bundles).
+    const sign = async (document: ExportDocument) => {
+      const signed = await signDocument(document, key, this.spools.create());
+      try {
+        return { ...signed, bytes: await signed.spool.bytes() };
+      } finally {
+        await signed.spool.dispose();
+      }
+    };
+    const addSigned = (path: string, signed: { bytes: Buffer; signature: Buffer }) => { add(path, signed.bytes); add(`${path}.sig`, signed.signature); };
     const omitted: Array<{ path: string; reason: string }> = [];
     for (const format of VEX_FORMATS) {
       try {
-        addSigned(`vex/project-${projectId}.${EXPORT_FORMATS[format].extension}`, signDocument(await this.exports.document(principal, 'project', projectId, format, asOf), key));
+        addSigned(`vex/project-${projectId}.${EXPORT_FORMATS[format].extension}`, await sign(await this.exports.document(principal, 'project', projectId, format, asOf)));
       } catch (error) {
         // OpenVEX cannot state nothing: a project without vulnerabilities has no OpenVEX document (the manifest says so).
         if (!(error instanceof Error && /at least one statement/.test(error.message))) throw error;
@@ -52,10 +62,10 @@ export class EvidenceService {
       }
     }
     const projectExport = await this.exports.projectExport(principal, projectId, asOf);
-    const exportSigned = signDocument(projectExport, key);
+    const exportSigned = await sign(projectExport);
     addSigned('project-export.json', exportSigned);
     for (const target of projectExport.targets) {
-      addSigned(`sbom/${target.kind}-${target.id}.cdx.json`, signDocument(await this.exports.document(principal, target.kind, target.id, 'cyclonedx-sbom', asOf), key));
+      addSigned(`sbom/${target.kind}-${target.id}.cdx.json`, await sign(await this.exports.document(principal, target.kind, target.id, 'cyclonedx-sbom', asOf)));
     }
     const issueStreams = (await this.reads.issueKeys(projectExport.targets)).map((k) => streams.issue(k));
     const entries = await this.audit.entries([streams.project(projectId), ...projectExport.targets.map((t) => streams.target(t.kind, t.id)), ...issueStreams]);

@@ -1,4 +1,4 @@
-import { issueAsOf, targetAsOf, upTo } from '../../domain/exports/as-of';
+import { enrichmentAsOf, issueAsOf, portfolioAsOf, targetAsOf, upTo } from '../../domain/exports/as-of';
 import { csafVex } from '../../domain/exports/csaf';
 import { cycloneDxSbom, mergeInventory, type SbomComponent } from '../../domain/exports/cyclonedx-sbom';
 import { sarifLog } from '../../domain/exports/sarif';
@@ -94,17 +94,18 @@ export class ExportService {
 
   /** The scope's targets and issues now (read model) or at `asOf` (event log). */
   async data(principal: Principal, kind: ScopeKind, id: number, asOf: Date | null): Promise<{ scope: ExportScope; data: { targets: ExportTarget[]; issues: ExportIssue[]; inventory: SbomComponent[] }; timestamp: string }> {
-    const { scope, targets } = await this.reads.scope(principal, kind, id);
+    // Who may ask is judged now, as for every read (404 alike for unknown and unseen).
+    const now = await this.reads.scope(principal, kind, id);
     if (!asOf) {
       const issues: ExportIssue[] = [];
-      for await (const page of this.reads.issues(targets)) for (const issue of page) issues.push(issue);
-      return { scope, data: { targets, issues, inventory: [] }, timestamp: this.clock.now().toISOString() };
+      for await (const page of this.reads.issues(now.targets)) for (const issue of page) issues.push(issue);
+      return { scope: now.scope, data: { targets: now.targets, issues, inventory: [] }, timestamp: this.clock.now().toISOString() };
     }
     const instant = asOf.toISOString();
     if (asOf.getTime() > this.clock.now().getTime()) throw refuse.invalid(`as_of ${instant} is in the future; the log cannot answer for it yet.`);
-    const atInstant = await this.targetsAsOf(principal, kind, id, instant);
+    const { scope, targets } = await this.scopeAsOf(principal, kind, id, now.projectIds, instant);
     const issues: ExportIssue[] = [];
-    const keys = await this.reads.issueKeys(atInstant);
+    const keys = await this.reads.issueKeys(targets);
     for (let i = 0; i < keys.length; i += 1000) {
       const names = keys.slice(i, i + 1000).map((key) => streams.issue(key));
       // One statement per thousand streams where the log can (the SQL table), else one read each, 64 at a time.
@@ -114,7 +115,8 @@ export class ExportService {
         if (issue) issues.push(issue);
       }
     }
-    return { scope, data: { targets: atInstant, issues, inventory: [] }, timestamp: instant };
+    await this.enrichAsOf(issues, instant);
+    return { scope, data: { targets, issues, inventory: [] }, timestamp: instant };
   }
 
   /**
@@ -131,10 +133,11 @@ export class ExportService {
       for (const c of await this.inventory(own, timestamp, asOf !== null)) inventory.push({ ...c, targetKind: target.kind, targetId: target.id });
     }
     const ctx: DocumentContext = { scope, timestamp, author: this.settings.author, brand: this.settings.brand, version: this.settings.version, publicUrl: this.settings.publicUrl, path: `/projects/${id}/export` };
+    const named = asOf ? await this.projectAsOf(id, timestamp) : { id: project.id, name: project.name, solution: project.solution };
     return {
       format: 'project-export', mediaType: 'application/json', timestamp, scope, targets: data.targets, schema: PROJECT_EXPORT_SCHEMA, version: PROJECT_EXPORT_VERSION,
       filename: `project-${id}-${timestamp.replace(/[-:.]/g, '')}.vigil-project-export.json`,
-      pieces: projectExport(ctx, { id: project.id, name: project.name, solution: project.solution }, data.targets, data.issues, inventory),
+      pieces: projectExport(ctx, named, data.targets, data.issues, inventory),
     };
   }
 
@@ -165,19 +168,57 @@ export class ExportService {
     return read;
   }
 
-  /** The scope's targets as they stood at the instant: registered by then, not deleted, in the project then. */
-  private async targetsAsOf(principal: Principal, kind: ScopeKind, id: number, instant: string): Promise<ExportTarget[]> {
-    const candidates = await this.reads.candidateTargets(principal, kind, id);
-    const projects = new Set((await this.reads.scope(principal, kind, id)).projectIds);
+  /**
+   * The scope as it stood at the instant, all from the log: a target's own stream (its name, place and
+   * whether it existed), a project's or solution's stream (name; 404 when not created by then), and for
+   * a project or solution every target ever placed in its projects (target_placements) folded to the
+   * instant, kept when it was in one of them then. The caller's sight is judged now.
+   */
+  private async scopeAsOf(principal: Principal, kind: ScopeKind, id: number, projectIdsNow: readonly number[], instant: string): Promise<{ scope: ExportScope; targets: ExportTarget[] }> {
+    if (kind === 'repository' || kind === 'container') {
+      const target = targetAsOf(upTo(dated(await this.store.readStream(streams.target(kind, id))), instant));
+      if (!target) throw refuse.notFound(`The ${kind} ${id} was not registered at ${instant}.`);
+      return { scope: { kind, id, name: target.name }, targets: [target] };
+    }
+    const own = await this.portfolioAsOf(kind, id, instant);
+    if (!own) throw refuse.notFound(`The ${kind} ${id} did not exist at ${instant}.`);
+    // A solution's projects: those that name it and existed then (a project's solution never changes once created).
+    const projects: number[] = [];
+    if (kind === 'project') projects.push(id);
+    else for (const p of projectIdsNow) if (await this.portfolioAsOf('project', p, instant)) projects.push(p);
+    const inScope = new Set(projects);
     const found: ExportTarget[] = [];
-    for (const c of candidates) {
+    for (const c of await this.reads.placedTargets(principal, projects)) {
       const target = targetAsOf(upTo(dated(await this.store.readStream(streams.target(c.kind, c.id))), instant));
-      if (!target) continue;
-      // A project's or solution's export holds the targets that were in (one of) its projects then.
-      if ((kind === 'project' || kind === 'solution') && (target.projectId === null || !projects.has(target.projectId))) continue;
+      if (!target || target.projectId === null || !inScope.has(target.projectId) || !c.seen(target.projectId)) continue;
       found.push(target);
     }
-    return found.sort((a, b) => (a.kind === b.kind ? a.id - b.id : a.kind < b.kind ? -1 : 1));
+    found.sort((a, b) => (a.kind === b.kind ? a.id - b.id : a.kind < b.kind ? -1 : 1));
+    return { scope: { kind, id, name: own.name }, targets: found };
+  }
+
+  /** KEV and EPSS of each issue as the feeds in use at the instant gave them (the feed streams folded, the generation's scores). */
+  private async enrichAsOf(issues: ExportIssue[], instant: string): Promise<void> {
+    const folded = async (feed: string) => upTo(dated(await this.store.readStream(streams.feed(feed))), instant);
+    const { kevListed, epssGeneration } = enrichmentAsOf(await folded('kev'), await folded('epss'));
+    const cves = [...new Set(issues.map((i) => i.identifier).filter((c): c is string => c !== null))];
+    const scores = epssGeneration === null ? new Map<string, number>() : await this.reads.epssScores(epssGeneration, cves);
+    for (const issue of issues) {
+      issue.kev = kevListed === null ? null : issue.identifier !== null && kevListed.has(issue.identifier);
+      issue.epss = epssGeneration === null || issue.identifier === null ? null : scores.get(issue.identifier) ?? null;
+    }
+  }
+
+  private async portfolioAsOf(kind: 'project' | 'solution', id: number, instant: string) {
+    return portfolioAsOf(upTo(dated(await this.store.readStream(kind === 'project' ? streams.project(id) : streams.solution(id))), instant));
+  }
+
+  /** A project's name and solution (id and name) at the instant, for the project export. */
+  private async projectAsOf(id: number, instant: string): Promise<{ id: number; name: string; solution: { id: number; name: string } | null }> {
+    const project = await this.portfolioAsOf('project', id, instant);
+    if (!project) throw refuse.notFound(`The project ${id} did not exist at ${instant}.`);
+    const solution = project.solutionId === null ? null : await this.portfolioAsOf('solution', project.solutionId, instant);
+    return { id, name: project.name, solution: project.solutionId === null || !solution ? null : { id: project.solutionId, name: solution.name } };
   }
 }
 

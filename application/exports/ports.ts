@@ -15,8 +15,13 @@ export interface InventoryEntry {
 export interface ExportReads {
   /** The scope and the targets in it the caller sees; 404 alike for unknown and unseen. */
   scope(principal: Principal, kind: ScopeKind, id: number): Promise<{ scope: ExportScope; targets: ExportTarget[]; projectIds: number[] }>;
-  /** Every target ever placed in the scope the caller may see (for as_of: membership is then folded). */
-  candidateTargets(principal: Principal, kind: ScopeKind, id: number): Promise<Array<{ kind: TargetKind; id: number }>>;
+  /**
+   * Every target ever placed in one of these projects (target_placements, deleted ones included), for
+   * as_of: their membership at the instant is then folded from their streams. `seen` says whether the
+   * caller sees the target, judged now, placed in the project it was in at the instant (a grant of that
+   * project, or of the target) or where it is now.
+   */
+  placedTargets(principal: Principal, projectIds: readonly number[]): Promise<Array<{ kind: TargetKind; id: number; seen: (projectIdThen: number | null) => boolean }>>;
   /** The issues of these targets as the read model holds them now, in pages. */
   issues(targets: readonly ExportTarget[]): AsyncIterable<ExportIssue[]>;
   /** The stream keys of every issue these targets have had (for folding up to an instant). */
@@ -25,6 +30,8 @@ export interface ExportReads {
   matchingIssues(principal: Principal, vulnerabilityIds: readonly string[], target?: { kind: TargetKind; id: number } | null): Promise<Array<ExportIssue & { revision: number }>>;
   /** A project's name and solution, and whether the caller sees it whole (granted the project, not only some targets). */
   project(principal: Principal, id: number): Promise<{ id: number; name: string; solution: { id: number; name: string } | null; whole: boolean }>;
+  /** The scores EPSS generation `generation` gave these CVEs (kept in epss_score_history once replaced). */
+  epssScores(generation: number, cves: readonly string[]): Promise<Map<string, number>>;
   /** The build components of a repository's branch from its newest build SBOM (accepted at or before `asOf` when given). */
   buildInventory(target: ExportTarget, asOf: string | null): Promise<InventoryEntry[]>;
 }
@@ -59,4 +66,28 @@ export interface AuditExtract {
 export interface ZipWriter {
   /** A zip of these files in this order, every entry dated `mtime`: the same files give the same bytes. */
   zip(files: ReadonlyArray<{ path: string; bytes: Buffer }>, mtime: Date): Promise<Buffer>;
+}
+
+/**
+ * Where a document's bytes wait between being signed and being sent (ADR 0016): the signature goes in
+ * a header, so it must be computed over every byte before the first one leaves. A spool keeps a small
+ * document in memory and puts a large one in a temporary file, so memory stays bounded whatever the
+ * document's size; infrastructure/exports/byte-spool.ts implements it.
+ */
+export interface ByteSpool {
+  write(bytes: Buffer): Promise<void>;
+  /** No more bytes: what was written can be read. */
+  end(): Promise<void>;
+  /** The bytes written, in pieces of at most 64 KB from a file (each piece as written while in memory). */
+  read(): AsyncIterable<Buffer>;
+  /** The bytes as one buffer (the evidence bundle zips them in memory anyway). */
+  bytes(): Promise<Buffer>;
+  /** Whether the bytes went to a file (for the record: the benchmark and the specs). */
+  readonly spilled: boolean;
+  /** Closes and removes the file, if any; safe to call twice. */
+  dispose(): Promise<void>;
+}
+
+export interface ByteSpools {
+  create(): ByteSpool;
 }

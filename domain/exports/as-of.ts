@@ -47,6 +47,8 @@ export function issueStateAsOf(events: readonly DatedEvent[]): { issue: ExportIs
         ruleId: d.ruleId, path: d.path ?? '', line: d.line ?? null, severity: d.severity, title: d.title ?? '', identifier: d.identifier ?? null,
         packageName: d.packageName ?? null, packageVersion: d.packageVersion ?? null, fixable: d.fixable ?? null,
         open: true, triageStatus: 'under_review', justification: null, reviewDate: null, firstSeenAt: d.at ?? e.at,
+        // Enrichment is not on the issue's stream: the caller folds the feed streams (enrichmentAsOf).
+        kev: null, epss: null,
       };
     } else if (e.type === 'IssueReopened' && issue !== null) {
       const before: ExportIssue = issue;
@@ -71,4 +73,34 @@ export function targetAsOf(events: readonly DatedEvent[]): ExportTarget | null {
     kind: t.kind, id: t.id, name: t.name, locator: t.kind === 'repository' ? t.url : t.image,
     branch: t.kind === 'repository' ? t.branch : null, projectId: t.projectId ?? null,
   };
+}
+
+/** A project or solution as it stood at an instant (name, solution): null when not created yet. Both are immutable once created today, but read from the log all the same. */
+export function portfolioAsOf(events: readonly DatedEvent[]): { name: string; solutionId: number | null } | null {
+  let found: { name: string; solutionId: number | null } | null = null;
+  for (const e of events) {
+    const d = e.data as { name?: string; solutionId?: number | null };
+    if (e.type === 'ProjectCreated' || e.type === 'SolutionCreated') found = { name: String(d.name), solutionId: d.solutionId ?? null };
+  }
+  return found;
+}
+
+/**
+ * The enrichment in use at an instant, folded from the feed streams up to then (ADR 0007): the KEV
+ * catalogue's CVEs (null while no catalogue was synchronised: unknown, S1.1-09) and the EPSS
+ * generation in use (null while none). An issue's kev is then whether the catalogue lists its
+ * identifier, its epss the generation's score of it, as the enrichment projection computed them then.
+ */
+export function enrichmentAsOf(kev: readonly DatedEvent[], epss: readonly DatedEvent[]): { kevListed: ReadonlySet<string> | null; epssGeneration: number | null } {
+  const listed = new Set<string>();
+  let synchronised = false;
+  for (const e of kev) {
+    const d = e.data as { entries?: Array<{ cve: string }>; cves?: string[] };
+    if (e.type === 'KevEntriesListed') for (const x of d.entries ?? []) listed.add(x.cve);
+    else if (e.type === 'KevEntriesDelisted') for (const c of d.cves ?? []) listed.delete(c);
+    else if (e.type === 'KevCatalogueSynchronised') synchronised = true;
+  }
+  let generation: number | null = null;
+  for (const e of epss) if (e.type === 'EpssScoresSynchronised') generation = Number((e.data as { generation: number }).generation);
+  return { kevListed: synchronised ? listed : null, epssGeneration: generation };
 }

@@ -45,6 +45,10 @@ export interface ExportIssue {
   justification: string | null;
   reviewDate: string | null;
   firstSeenAt: string;
+  /** Listed in the KEV catalogue in use (null: no catalogue synchronised yet, S1.1-09), as of the document's instant. */
+  kev: boolean | null;
+  /** EPSS score of the generation in use (null: never synchronised, or the file scores no such CVE), as of the document's instant. */
+  epss: number | null;
 }
 
 /** Everything a document states beside its rows: who, when, for what; nothing else varies its bytes. */

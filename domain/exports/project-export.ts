@@ -39,6 +39,7 @@ export function* projectExport(
       id: i.id, targetKind: i.targetKind, targetId: i.targetId, type: i.type, tool: i.toolName, ruleId: i.ruleId, path: i.path, line: i.line, severity: i.severity,
       title: i.title, identifier: i.identifier, package: i.packageName, packageVersion: i.packageVersion, fixable: i.fixable, status: i.open ? 'open' : 'resolved',
       triageStatus: i.triageStatus, justification: i.justification, reviewDate: i.reviewDate, firstSeenAt: i.firstSeenAt, vexSituation: vexSituation(i),
+      kev: i.kev, epss: i.epss,
     });
     first = false;
   }
@@ -87,6 +88,8 @@ export const PROJECT_EXPORT_JSON_SCHEMA = {
           triageStatus: { enum: ['under_review', 'affected', 'not_affected', 'will_not_fix', 'fixed', 'pending_approval'] },
           justification: nullable('string'), reviewDate: nullable('string'), firstSeenAt: { type: 'string' },
           vexSituation: { enum: ['under_review', 'affected', 'pending_approval', 'not_affected_with_justification', 'not_affected_without_justification', 'will_not_fix', 'fixed', 'resolved'] },
+          // Optional (a reader of 1.0 is not bound by them): KEV listing and EPSS score as of the export's instant; null = unknown (feed never synchronised).
+          kev: nullable('boolean'), epss: { type: ['number', 'null'], minimum: 0, maximum: 1 },
         },
       },
     },

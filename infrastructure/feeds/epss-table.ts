@@ -33,9 +33,33 @@ export async function writeEpssGeneration(db: Database, generation: number, file
   }
 }
 
-/** Removes every generation older than `keep` (the one in use). */
+/**
+ * Removes every generation older than `keep` (the one in use), first keeping in `epss_score_history`
+ * (v030) the scores of the CVEs the backlog names: the log says which generation was in use at an
+ * instant (EpssScoresSynchronised), this keeps what it scored, so GET /issues/{id}?as_of= can answer
+ * the EPSS of the past (issue #11) without keeping 250,000 rows a day. It reads `issues` (the
+ * backlog's read model, in which the enrichment writes the epss column) for the CVEs worth keeping.
+ */
 export async function deleteEpssGenerationsBefore(db: Database, keep: number): Promise<void> {
-  await db.knex('epss_scores').where('generation', '<', keep).del();
+  const k = db.knex;
+  const backlogCves = k('issues').whereNotNull('identifier').distinct('identifier');
+  await k('epss_score_history')
+    .insert(k('epss_scores').where('generation', '<', keep).whereIn('cve', backlogCves).select('generation', 'cve', 'score', 'percentile'))
+    .onConflict(['generation', 'cve']).ignore();
+  await k('epss_scores').where('generation', '<', keep).del();
+}
+
+/** The scores a generation gave these CVEs: from epss_scores while it is kept whole, else from epss_score_history. */
+export async function epssScoresOf(db: Database, generation: number, cves: readonly string[]): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  for (const table of ['epss_scores', 'epss_score_history']) {
+    const missing = cves.filter((c) => !found.has(c));
+    for (let i = 0; i < missing.length; i += 1000) {
+      const rows: Array<{ cve: string; score: number }> = await db.knex(table).where({ generation }).whereIn('cve', missing.slice(i, i + 1000)).select('cve', 'score');
+      for (const r of rows) found.set(r.cve, Number(r.score));
+    }
+  }
+  return found;
 }
 
 export async function deleteEpssGeneration(db: Database, generation: number): Promise<void> {

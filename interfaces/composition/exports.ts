@@ -2,6 +2,7 @@ import { ExportService } from '../../application/exports/export-service';
 import { VexIngestService } from '../../application/exports/vex-ingest';
 import { EvidenceService } from '../../application/exports/evidence';
 import { SqlEvidenceStore } from '../../infrastructure/exports/sql-evidence-store';
+import { FileByteSpools } from '../../infrastructure/exports/byte-spool';
 import { YazlZipWriter } from '../../infrastructure/exports/zip-writer';
 import { SqlAuditExtract } from '../../projections/audit/evidence-extract';
 import type { IdentityContext } from './identity';
@@ -9,6 +10,8 @@ import { PlatformKeys } from '../../application/signing/platform-keys';
 import { SqlExportReads } from '../../projections/backlog/export-reads';
 import { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
 import type { BacklogContext } from './backlog';
+import { epssScoresOf } from '../../infrastructure/feeds/epss-table';
+import { remediationWindowsOf } from '../../application/triage/remediation-windows';
 import { EcdsaKeyMaterial } from '../../infrastructure/crypto/ecdsa-keys';
 import { Core } from './core';
 import { TargetsContext } from './targets';
@@ -21,9 +24,11 @@ export function composeExports(core: Core, identity: IdentityContext, targets: T
   const exports = new ExportService(reads, core.store, core.clock, {
     author: config.exports.vexAuthor, brand: config.brandName, version: config.version, publicUrl: config.publicUrl ? config.publicUrl.replace(/\/+$/, '') : null,
   });
-  return { platformKeys, exports, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store), vexIngest: new VexIngestService(reads, backlog.triage),
+  // Documents past 1 MB wait for sending in a file of the temporary directory (TMPDIR), not in memory (ADR 0016).
+  const exportSpools = new FileByteSpools();
+  return { platformKeys, exports, exportSpools, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store, (generation, cves) => epssScoresOf(core.db, generation, cves), remediationWindowsOf), vexIngest: new VexIngestService(reads, backlog.triage),
     evidence: new EvidenceService(exports, reads, new SqlAuditExtract(core.db), new SqlEvidenceStore(core.db), new YazlZipWriter(), core.commands, core.ids,
-      () => identity.settings.get<number>('evidence_retention_days')),
+      () => identity.settings.get<number>('evidence_retention_days'), exportSpools),
   };
 }
 

@@ -47,6 +47,7 @@ import type { SiemDeliverer } from '../../application/siem/siem-deliverer';
 import type { SqlOutbox } from '../../projections/siem/outbox';
 import type { PlatformKeys } from '../../application/signing/platform-keys';
 import type { ExportService } from '../../application/exports/export-service';
+import type { ByteSpools } from '../../application/exports/ports';
 import type { IssueAsOfQueries } from '../../projections/backlog/issue-as-of';
 import type { AgentService } from '../../application/agents/agent-service';
 import type { JobSignal } from '../../application/agents/job-signal';
@@ -120,6 +121,8 @@ export interface Services {
   /** The platform signing key (issue #11). */
   platformKeys: PlatformKeys;
   exports: ExportService;
+  /** Where signed exports wait between signing and sending (memory, or a temporary file past 1 MB). */
+  exportSpools: ByteSpools;
   /** GET /issues/{id}?as_of= */
   issueAsOf: IssueAsOfQueries;
   /** Remote agents (issue #12). */

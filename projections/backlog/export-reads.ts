@@ -6,13 +6,14 @@ import { refuse } from '../../domain/shared/decider';
 import type { TargetKind } from '../../domain/shared/target-kind';
 import type { TriageStatus } from '../../domain/triage/status';
 import { Database } from '../../infrastructure/db/database';
+import { epssScoresOf } from '../../infrastructure/feeds/epss-table';
 import { scopeToVisible } from '../identity/visibility';
 import { TARGET_TABLE } from '../targets/tables';
 import { onVisibleTargets } from './issue-queries';
 
 type Row = Record<string, any>;
 const PAGE = 5000;
-const ISSUE_COLUMNS = ['id', 'target_kind', 'target_id', 'type', 'tool_name', 'rule_id', 'path', 'line', 'severity', 'title', 'identifier', 'package_name', 'package_version', 'fixable', 'status', 'triage_status', 'justification', 'review_date', 'first_seen_at'];
+const ISSUE_COLUMNS = ['id', 'target_kind', 'target_id', 'type', 'tool_name', 'rule_id', 'path', 'line', 'severity', 'title', 'identifier', 'package_name', 'package_version', 'fixable', 'status', 'triage_status', 'justification', 'review_date', 'first_seen_at', 'kev', 'epss'];
 
 function targetOf(kind: TargetKind, r: Row): ExportTarget {
   return {
@@ -27,6 +28,7 @@ export function exportIssueOf(r: Row): ExportIssue {
     line: r.line === null ? null : Number(r.line), severity: r.severity, title: r.title, identifier: r.identifier, packageName: r.package_name,
     packageVersion: r.package_version, fixable: r.fixable === null ? null : Boolean(r.fixable), open: r.status === 'open',
     triageStatus: r.triage_status as TriageStatus, justification: r.justification, reviewDate: r.review_date, firstSeenAt: r.first_seen_at,
+    kev: r.kev === null || r.kev === undefined ? null : Boolean(r.kev), epss: r.epss === null || r.epss === undefined ? null : Number(r.epss),
   };
 }
 
@@ -68,8 +70,24 @@ export class SqlExportReads implements ExportReads {
     return { scope: { kind, id, name: row.name }, targets, projectIds };
   }
 
-  async candidateTargets(principal: Principal, kind: ScopeKind, id: number) {
-    return (await this.scope(principal, kind, id)).targets.map((t) => ({ kind: t.kind, id: t.id }));
+  async placedTargets(principal: Principal, projectIds: readonly number[]) {
+    const visibility = await this.visibilities.of(principal);
+    const found: Array<{ kind: TargetKind; id: number; seen: (projectIdThen: number | null) => boolean }> = [];
+    if (!projectIds.length) return found;
+    const placed: Row[] = await this.db.knex('target_placements').whereIn('project_id', projectIds).distinct('target_kind', 'target_id').orderBy(['target_kind', 'target_id']);
+    for (const kind of ['repository', 'container'] as const) {
+      const ids = placed.filter((r) => r.target_kind === kind).map((r) => Number(r.target_id));
+      const now = new Map<number, number | null>();
+      for (let i = 0; i < ids.length; i += 500) {
+        const rows: Row[] = await this.db.knex(TARGET_TABLE[kind]).whereIn('id', ids.slice(i, i + 500)).select('id', 'project_id');
+        for (const r of rows) now.set(Number(r.id), r.project_id === null ? null : Number(r.project_id));
+      }
+      for (const targetId of ids) {
+        const current = now.has(targetId) ? { id: targetId, project_id: now.get(targetId) ?? null } : null;
+        found.push({ kind, id: targetId, seen: (then) => visibility.canSee(kind, { id: targetId, project_id: then }) || (current !== null && visibility.canSee(kind, current)) });
+      }
+    }
+    return found;
   }
 
   async *issues(targets: readonly ExportTarget[]): AsyncIterable<ExportIssue[]> {
@@ -125,6 +143,10 @@ export class SqlExportReads implements ExportReads {
     const visibility = await this.visibilities.of(principal);
     const whole = visibility.canSeeProject(id) && !visibility.restriction;
     return { id, name: row.name as string, solution: solution ? { id: Number(solution.id), name: solution.name as string } : null, whole };
+  }
+
+  epssScores(generation: number, cves: readonly string[]): Promise<Map<string, number>> {
+    return epssScoresOf(this.db, generation, cves);
   }
 
   async buildInventory(target: ExportTarget, asOf: string | null): Promise<InventoryEntry[]> {

@@ -5,6 +5,7 @@ import AjvDraft04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { corpusPath } from './corpus';
+import { attestationProblems } from './attestation-protos';
 
 const read = (...parts: string[]) => JSON.parse(fs.readFileSync(corpusPath('schemas', ...parts), 'utf8'));
 
@@ -64,8 +65,9 @@ export async function csafMandatoryFailures(document: unknown): Promise<Array<{ 
 
 /**
  * in-toto Statement v1 and the DSSE envelope have no official JSON schema (the corpus holds their
- * specifications: schemas/in-toto/statement-v1.md, resource_descriptor-v1.md, schemas/dsse/envelope.md);
- * these render the fields those documents state as required, with their types.
+ * specifications: schemas/in-toto/statement-v1.md, resource_descriptor-v1.md, schemas/dsse/envelope.md,
+ * and their official .proto files); these render the fields those documents state as required, with
+ * their types. expectValidAttestation also checks against the official protos (attestation-protos.ts).
  */
 const B64 = '^[A-Za-z0-9+/]*={0,2}$';
 export const IN_TOTO_STATEMENT_V1 = {
@@ -96,4 +98,6 @@ export function expectValidAttestation(envelope: unknown): void {
   };
   check('DSSE envelope', DSSE_ENVELOPE, envelope);
   check('in-toto Statement v1', IN_TOTO_STATEMENT_V1, JSON.parse(Buffer.from((envelope as { payload: string }).payload, 'base64').toString('utf8')));
+  const problems = attestationProblems(envelope);
+  if (problems.length) throw new Error(`against the official in-toto and DSSE protos: ${problems.join('; ')}`);
 }

@@ -19,7 +19,7 @@ const SCOPES: Array<{ kind: ScopeKind; plural: string }> = [
   { kind: 'project', plural: 'projects' }, { kind: 'solution', plural: 'solutions' },
 ];
 
-/** Sends a signed document byte for byte: the signature, digest and key in headers, then the pieces as written. */
+/** Sends a signed document byte for byte: the signature, digest and key in headers, then the spooled bytes with backpressure. */
 export async function sendSigned(res: Response, signed: SignedDocument): Promise<void> {
   res.status(200);
   res.setHeader('Content-Type', signed.document.mediaType);
@@ -27,7 +27,7 @@ export async function sendSigned(res: Response, signed: SignedDocument): Promise
   res.setHeader('Content-Disposition', `attachment; filename="${signed.document.filename}"`);
   res.setHeader('Vigil-As-Of', signed.document.timestamp);
   setSignatureHeaders(res, signed);
-  for (const chunk of signed.chunks) {
+  for await (const chunk of signed.spool.read()) {
     if (!res.write(chunk)) {
       // Wait for the client to take the previous pieces (or to leave); neither listener outlives the wait.
       await new Promise<void>((resolve) => {
@@ -54,13 +54,17 @@ export function exportRoutes(s: Services): RouteDef[] {
       const asOf = parseAsOf(req.query.as_of);
       const key = await s.platformKeys.current();
       const document = await s.exports.document(req.principal!, kind, Number(req.params.id), format, asOf);
-      const signed = signDocument(document, key);
-      if (req.query.envelope === 'dsse') {
-        res.status(200).type('application/vnd.dsse.envelope.v1+json').setHeader('Vigil-As-Of', document.timestamp);
-        res.send(attestation(signed, key, { name: s.config.brandName, version: s.config.version }));
-        return;
+      const signed = await signDocument(document, key, s.exportSpools.create());
+      try {
+        if (req.query.envelope === 'dsse') {
+          res.status(200).type('application/vnd.dsse.envelope.v1+json').setHeader('Vigil-As-Of', document.timestamp);
+          res.send(attestation(signed, key, { name: s.config.brandName, version: s.config.version }));
+          return;
+        }
+        await sendSigned(res, signed);
+      } finally {
+        await signed.spool.dispose();
       }
-      await sendSigned(res, signed);
     },
   });
   const formatsOf = (kind: ScopeKind) => (Object.keys(EXPORT_FORMATS) as ExportFormat[]).filter((f) => (EXPORT_FORMATS[f].scopes as readonly ScopeKind[]).includes(kind));
@@ -86,21 +90,25 @@ export function exportRoutes(s: Services): RouteDef[] {
         const key = await s.platformKeys.current();
         const id = Number(req.params.id);
         const document = await s.exports.projectExport(req.principal!, id, asOf);
-        const signed = signDocument(document, key);
-        // Audited before a byte leaves: a download is never unrecorded (S2.6-64, S2.6-81).
-        await s.commands.appendAll([{
-          stream: streams.projectExports(id), expectedRevision: 'any',
-          events: [projectExported({
-            projectId: id, sha256: signed.sha256, size: signed.size, schema: document.schema, version: document.version, asOf: document.timestamp,
-            targets: document.targets.map((t) => ({ kind: t.kind, id: t.id })), account: req.principal!.accountId,
-          })],
-        }], req.ctx!);
-        if (req.query.envelope === 'dsse') {
-          res.status(200).type('application/vnd.dsse.envelope.v1+json').setHeader('Vigil-As-Of', document.timestamp);
-          res.send(attestation(signed, key, { name: s.config.brandName, version: s.config.version }));
-          return;
+        const signed = await signDocument(document, key, s.exportSpools.create());
+        try {
+          // Audited before a byte leaves: a download is never unrecorded (S2.6-64, S2.6-81).
+          await s.commands.appendAll([{
+            stream: streams.projectExports(id), expectedRevision: 'any',
+            events: [projectExported({
+              projectId: id, sha256: signed.sha256, size: signed.size, schema: document.schema, version: document.version, asOf: document.timestamp,
+              targets: document.targets.map((t) => ({ kind: t.kind, id: t.id })), account: req.principal!.accountId,
+            })],
+          }], req.ctx!);
+          if (req.query.envelope === 'dsse') {
+            res.status(200).type('application/vnd.dsse.envelope.v1+json').setHeader('Vigil-As-Of', document.timestamp);
+            res.send(attestation(signed, key, { name: s.config.brandName, version: s.config.version }));
+            return;
+          }
+          await sendSigned(res, signed);
+        } finally {
+          await signed.spool.dispose();
         }
-        await sendSigned(res, signed);
       },
     },
     {

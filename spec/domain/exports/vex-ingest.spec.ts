@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { readVex } from '../../../domain/exports/vex-ingest';
-import { issueAsOf, upTo } from '../../../domain/exports/as-of';
+import { enrichmentAsOf, issueAsOf, portfolioAsOf, upTo } from '../../../domain/exports/as-of';
 import { DomainError } from '../../../domain/shared/decider';
 import { corpusPath, requireCorpus } from '../../support/corpus';
 
@@ -72,5 +72,29 @@ describe('the fold up to an instant (as_of)', () => {
     expect(issueAsOf(upTo(events, '2026-01-01T12:00:00.000Z'))).to.include({ open: true, triageStatus: 'under_review' });
     expect(issueAsOf(upTo(events, '2026-01-02T00:00:00.000Z'))).to.include({ open: true, triageStatus: 'affected' });
     expect(issueAsOf(upTo(events, '2026-01-04T00:00:00.000Z'))).to.include({ open: false, triageStatus: 'affected' });
+  });
+
+  it('the feeds folded up to an instant: no catalogue (unknown) before the first synchronisation, listings and delistings, the EPSS generation in use', () => {
+    const at = (d: string) => `2026-01-0${d}T00:00:00.000Z`;
+    const kev = [
+      { type: 'KevEntriesListed', at: at('1'), data: { entries: [{ cve: 'CVE-1' }, { cve: 'CVE-2' }] } },
+      { type: 'KevCatalogueSynchronised', at: at('1'), data: {} },
+      { type: 'KevEntriesListed', at: at('3'), data: { entries: [{ cve: 'CVE-3' }] } },
+      { type: 'KevEntriesDelisted', at: at('3'), data: { cves: ['CVE-1'] } },
+      { type: 'KevCatalogueSynchronised', at: at('3'), data: {} },
+    ];
+    const epss = [{ type: 'EpssScoresSynchronised', at: at('2'), data: { generation: 7 } }, { type: 'FeedRefused', at: at('4'), data: {} }, { type: 'EpssScoresSynchronised', at: at('5'), data: { generation: 9 } }];
+    const fold = (instant: string) => { const f = enrichmentAsOf(upTo(kev, instant), upTo(epss, instant)); return { kev: f.kevListed && [...f.kevListed].sort(), epss: f.epssGeneration }; };
+    expect(fold('2025-12-31T00:00:00.000Z')).to.deep.equal({ kev: null, epss: null });
+    expect(fold(at('2'))).to.deep.equal({ kev: ['CVE-1', 'CVE-2'], epss: 7 });
+    expect(fold(at('4'))).to.deep.equal({ kev: ['CVE-2', 'CVE-3'], epss: 7 });
+    expect(fold(at('6'))).to.deep.equal({ kev: ['CVE-2', 'CVE-3'], epss: 9 });
+  });
+
+  it('a project or solution folded up to an instant: nothing before it was created, then its name and solution', () => {
+    const created = [{ type: 'ProjectCreated', at: '2026-01-02T00:00:00.000Z', data: { id: 3, name: 'Checkout', solutionId: 1 } }];
+    expect(portfolioAsOf(upTo(created, '2026-01-01T00:00:00.000Z'))).to.equal(null);
+    expect(portfolioAsOf(upTo(created, '2026-01-02T00:00:00.000Z'))).to.deep.equal({ name: 'Checkout', solutionId: 1 });
+    expect(portfolioAsOf([{ type: 'SolutionCreated', at: '2026-01-02T00:00:00.000Z', data: { id: 1, name: 'Shop' } }])).to.deep.equal({ name: 'Shop', solutionId: null });
   });
 });

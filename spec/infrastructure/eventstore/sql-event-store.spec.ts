@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { WrongExpectedRevision } from '../../../application/ports/event-store';
 import { RecordedEvent, START } from '../../../domain/shared/event-envelope';
 import { SqlEventStore } from '../../../infrastructure/eventstore/sql-event-store';
+import { ObservedEventStore } from '../../../infrastructure/eventstore/observed-event-store';
 import { createTestDatabase, describeEachEngine, engineAvailable } from '../../support/databases';
 import { event, eventStoreContract } from './contract';
 import chaiAsPromised from '../../support/chai-as-promised';
@@ -27,6 +28,17 @@ describeEachEngine('SQL event store contract', ({ get }) => {
     const failing = new SqlEventStore(get().db, { beforeCommit: async () => { throw new Error('failed before commit'); } });
     expect((await expect(failing.appendMany(refused)).to.be.rejectedWith(Error)).message).to.equal('failed before commit');
     for (const a of refused) expect(await store.readStream(a.stream)).to.have.length(0);
+  });
+
+  it('reads many streams in one statement, also through the measured store of the composition (ObservedEventStore passes readStreams through)', async () => {
+    const store = new SqlEventStore(get().db);
+    const names = [`many-${randomUUID()}`, `many-${randomUUID()}`, `many-${randomUUID()}`];
+    await store.append(names[0], [event('A', { n: 0 }), event('A', { n: 1 })], 'no_stream');
+    await store.append(names[1], [event('B', { n: 2 })], 'no_stream');
+    const observed = new ObservedEventStore(store, { appended: () => undefined });
+    expect(observed.readStreams, 'an export as of an instant would read one stream at a time without it').to.be.a('function');
+    const read = await observed.readStreams!(names);
+    expect(names.map((n) => read.get(n)!.map((e) => (e.data as { n: number }).n))).to.deep.equal([[0, 1], [2], []]);
   });
 
   it('keeps data exactly through the separated columns: multi-byte text, the separator and other control characters inside strings, each metadata its own', async () => {

@@ -44,8 +44,14 @@ describe('evidence bundles for auditors (issue #11) @db', function () {
     const audit = files.get('audit/audit-log.jsonl')!.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(audit.some((e) => e.type === 'TriageDecided')).to.equal(true);
     expect(audit.some((e) => e.stream === `repository-${w.repo}`)).to.equal(true);
+    // Each extracted entry's hash is recomputable by anybody from its own fields (scheme 3, ADR 0012), and the head is at or past every one of them.
+    for (const e of audit) {
+      const recomputed = sha(Buffer.from(e.prevHash + JSON.stringify([e.seq, e.eventId, e.stream, e.revision, e.position, e.commit, e.type, e.metadataHash, e.dataHash]), 'utf8'));
+      expect(recomputed, `entry ${e.seq}`).to.equal(e.hash);
+    }
     const head = JSON.parse(files.get('audit/chain-head.json')!.toString('utf8')).head;
     expect(head.hash).to.match(/^[0-9a-f]{64}$/);
+    expect(head.seq).to.be.at.least(Math.max(...audit.map((e) => e.seq)));
     expect(manifest.chainHead).to.deep.equal(head);
     // The download is the project export leaving the platform.
     const exported = await w.v.database.db.knex('events').where({ stream_id: `project-exports-${w.projectId}`, type: 'ProjectExported' });

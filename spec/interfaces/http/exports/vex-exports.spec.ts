@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FileByteSpools } from '../../../../infrastructure/exports/byte-spool';
 import { JUSTIFICATION_READING, VEX_READING, type VexSituation } from '../../../../domain/exports/vex-reading';
 import { requireCorpus } from '../../../support/corpus';
 import { csafMandatoryFailures, expectValid, expectValidAttestation } from '../../../support/export-schemas';
@@ -108,6 +109,37 @@ describe('signed VEX exports over HTTP (spec 1 §1.9, §4.5) @db', function () {
     writeFileSync(join(dir, 'sig.der'), Buffer.from(envelope.signatures[0].sig, 'base64'));
     writeFileSync(join(dir, 'pae'), pae);
     expect(execFileSync('openssl', ['dgst', '-sha256', '-verify', join(dir, 'pub.pem'), '-signature', join(dir, 'sig.der'), join(dir, 'pae')], { encoding: 'utf8' }).trim()).to.equal('Verified OK');
+  });
+
+  it('a document past the spool memory limit is signed and sent from a temporary file: openssl verifies the bytes, the file is gone afterwards (also after a DSSE answer and a client that leaves mid-body)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-spool-http-'));
+    const services = w.v.services as { exportSpools: unknown };
+    const kept = services.exportSpools;
+    // The same spool with a 1 KB memory limit (the installation's is 1 MB), so that these small documents go to a file.
+    services.exportSpools = new FileByteSpools(dir, 1024);
+    // The file is removed once the answer has ended, which the client may see a moment before.
+    const spoolFiles = async () => { for (let i = 0; i < 50 && readdirSync(dir).length; i++) await new Promise((r) => setTimeout(r, 20)); return readdirSync(dir); };
+    try {
+      for (const path of [`/repositories/${w.repo}/exports/cyclonedx-vex`, `/projects/${w.projectId}/export`, `/solutions/${w.solutionId}/exports/csaf-vex`]) {
+        const answer = await fetchBytes(w.v, path, w.admin);
+        expect(answer.status, path).to.equal(200);
+        expect(answer.bytes.length, path).to.be.above(1024);
+        expect(answer.headers.get('content-length')).to.equal(String(answer.bytes.length));
+        expect(answer.headers.get('vigil-document-sha256')).to.equal(createHash('sha256').update(answer.bytes).digest('hex'));
+        expect(await verifyWithOpenssl(w.v, { headers: answer.headers } as never, answer.bytes), path).to.equal('Verified OK');
+        expect(await spoolFiles(), path).to.deep.equal([]);
+      }
+      expect((await w.v.request('GET', `/repositories/${w.repo}/exports/sarif?envelope=dsse`, { token: w.admin })).status).to.equal(200);
+      expect(await spoolFiles()).to.deep.equal([]);
+      // A client that reads the headers and leaves.
+      const controller = new AbortController();
+      const res = await fetch(`${w.v.url}/api/v1/repositories/${w.repo}/exports/openvex`, { headers: { authorization: `Bearer ${w.admin}` }, signal: controller.signal });
+      expect(res.status).to.equal(200);
+      controller.abort();
+      expect(await spoolFiles()).to.deep.equal([]);
+    } finally {
+      services.exportSpools = kept;
+    }
   });
 
   it('refusals: unknown and unseen scopes 404 alike, a key needs scope read, a malformed as_of 400, SBOM and SARIF are not served for a project; nothing is written', async () => {

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { streams } from '../../../../domain/shared/streams';
+import { triageDecider } from '../../../../domain/triage/decider';
 import { seedFindings } from '../../../support/backlog';
 import { requireCorpus } from '../../../support/corpus';
 import { RunningVigil, startVigil } from '../../../support/vigil';
@@ -88,6 +90,39 @@ describe('POST /vex/ingest (issue #11, spec 1 §8.1) @db', function () {
       const none = await ingest(b.admin, unmatched);
       expect(none.body.results).to.deep.equal([{ vulnerability: 'CVE-2099-0001', purl: 'pkg:npm/none@1', issueId: null, from: null, to: null, outcome: 'unmatched', detail: 'No open issue you see has this vulnerability on this component.' }]);
       expect((await b.v.request('POST', `/vex/ingest?repository_id=${repo}&container_id=1`, { token: b.admin, raw: unmatched, contentType: 'application/json' })).status).to.equal(400);
+    }
+  });
+  it('If-Match semantics: a statement matched on a revision that moved before it is applied is refused issue-changed-meanwhile and writes nothing; read again, it is decided', async () => {
+    // A third installation whose read models are held back (projections stopped): the matching reads the issue's
+    // revision from the read model, which a decision has meanwhile overtaken in the log.
+    const v = await startVigil({ env: { ENCRYPTION_KEY: randomBytes(32).toString('base64'), } });
+    try {
+      const admin = await v.signIn();
+      const repo = (await v.request('POST', '/repositories', { token: admin, body: { url: 'https://git.example/supplier/if-match' } })).body.id;
+      await seedFindings(v, { kind: 'repository', id: repo }, [{ ruleId: 'CVE-2024-0002', identifier: 'CVE-2024-0002', path: 'pkg:npm/lodash@4.17.20' }], { toolKey: 'scanner:if-match' });
+      const id = (await v.request('GET', `/issues?repository_id=${repo}`, { token: admin })).body[0].id;
+      const document = JSON.stringify({ '@context': 'https://openvex.dev/ns/v0.2.0', '@id': 'urn:supplier:1', author: 'Supplier', timestamp: '2026-01-01T00:00:00Z', version: 1,
+        statements: [{ vulnerability: { name: 'CVE-2024-0002' }, products: [{ '@id': 'pkg:npm/lodash@4.17.20' }], status: 'not_affected', justification: 'vulnerable_code_not_present' }] });
+      await v.services.projections.stop();
+      const logged = await v.eventCount();
+      // A decision through the one command path, committed without waiting for the read models (as a large ingest does).
+      const key = (await v.database.db.knex('issues').where({ id }).first('issue_key')).issue_key;
+      await v.services.commands.transact({ actor: null, now: v.services.clock.now() } as never, (attempt) => attempt.decide(streams.issue(key), triageDecider,
+        { type: 'Triage', status: 'affected', actor: '1', fourEyes: false, now: v.services.clock.now() }), { wait: false });
+      expect(await v.eventCount(), 'the decision is in the log').to.be.above(logged);
+      const before = await v.eventCount();
+      const stale = await v.request('POST', `/vex/ingest?repository_id=${repo}`, { token: admin, raw: document, contentType: 'application/json' });
+      expect(stale.status, stale.text).to.equal(200);
+      expect(stale.body.results).to.have.length(1);
+      expect(stale.body.results[0]).to.include({ issueId: id, from: 'under_review', to: 'not_affected', outcome: 'refused' });
+      expect(stale.body.results[0].detail).to.contain('issue-changed-meanwhile');
+      expect(await v.eventCount()).to.equal(before);
+      v.services.projections.start();
+      for (let i = 0; i < 100 && (await v.request('GET', `/issues/${id}`, { token: admin })).body.triageStatus !== 'affected'; i++) await new Promise((r) => setTimeout(r, 50));
+      const fresh = await v.request('POST', `/vex/ingest?repository_id=${repo}`, { token: admin, raw: document, contentType: 'application/json' });
+      expect(fresh.body.results[0]).to.include({ issueId: id, from: 'affected', to: 'not_affected', outcome: 'decided' });
+    } finally {
+      await v.stop();
     }
   });
 });
