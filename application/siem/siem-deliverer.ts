@@ -3,6 +3,7 @@ import { formatCef } from '../../domain/siem/cef';
 import { passesMinimum } from '../../domain/siem/signatures';
 import { Clock } from '../ports/clock';
 import type { InstanceLease } from '../scans/ports';
+import { IntervalLoop } from '../shared/interval-loop';
 import { SettingsReader } from '../settings/ports';
 import { Destination, Outbox, OutgoingMessage, QueuedSignal, SiemSecrets, SiemTransport, StoredSiemConfig } from './ports';
 
@@ -32,9 +33,14 @@ export interface DrainSummary { delivered: number; retrying: number; failed: num
  * is tried again after the next delay; the eighth failure marks it failed, visible at GET /siem/outbox.
  */
 export class SiemDeliverer {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly loop = new IntervalLoop(
+    () => this.turn(),
+    (error) => this.log.error('SIEM delivery turn failed; the next turn tries again', { error: (error as Error)?.stack ?? String(error) }),
+    // VIGIL_SIEM_INTERVAL is refused at 0 when read; a short one (tests) is taken as given.
+    { minimumIntervalMs: 0 },
+  );
+  /** The last turn's collector refused a sending: wakes wait for the interval (no connection per commit during an outage). */
+  private collectorFailing = false;
 
   constructor(
     private readonly outbox: Outbox,
@@ -49,23 +55,28 @@ export class SiemDeliverer {
 
   get maxAttempts(): number { return this.options.retryDelaysMs.length + 1; }
 
+  /** Drains now, then every VIGIL_SIEM_INTERVAL, and whenever woken. */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const tick = async () => {
-      if (this.stopped) return;
-      this.running = this.drain().catch((error) => this.log.error('SIEM delivery turn failed; the next turn tries again', { error: (error as Error).stack }));
-      await this.running;
-      if (!this.stopped) this.timer = setTimeout(tick, this.options.intervalMs);
-    };
-    this.timer = setTimeout(tick, 0);
+    this.loop.start(this.options.intervalMs);
+  }
+
+  /**
+   * Rows were queued in this process (the outbox projection committed): drain soon instead of at the
+   * next interval. Ignored before start, and while the collector is failing (retries keep their delays).
+   * Rows queued by another instance wait for the interval.
+   */
+  wake(): void {
+    if (!this.collectorFailing) this.loop.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     await this.lease.release().catch(() => undefined);
+  }
+
+  private async turn(): Promise<void> {
+    const summary = await this.drain();
+    this.collectorFailing = summary.retrying + summary.failed > 0;
   }
 
   /** One turn: every due row, batch after batch, until none is due or the collector fails. */

@@ -6,6 +6,7 @@ import { SqlInstanceLease } from '../../infrastructure/scans/sql-instance-lease'
 import { siemChecks } from '../../infrastructure/siem/checks';
 import { NodeSiemTransport } from '../../infrastructure/siem/transports';
 import { SqlOutbox } from '../../projections/siem/outbox';
+import { siemProjection } from '../../projections/siem/projection';
 import { AuditMirror } from '../../application/audit/audit-mirror';
 import { AuditService } from '../../application/audit/audit-service';
 import { NodeJsonLinesFile } from '../../infrastructure/audit/json-lines-file';
@@ -24,6 +25,9 @@ export function composeSiem(core: Core, identity: IdentityContext, secretBox: Se
     new SqlInstanceLease(core.db, 'siem-deliverer', core.instance), core.log,
     { version: core.config.version, retryDelaysMs: settings.retryDelaysMs, intervalMs: settings.intervalMs, batchSize: settings.batchSize },
   );
+  // Rows queued by this process's outbox projection leave now, not at the next interval (other
+  // instances' rows wait for it): "after commit, within a minute" holds whatever VIGIL_SIEM_INTERVAL.
+  core.projections.onApplied((names) => { if (names.has(siemProjection.name)) siemDeliverer.wake(); });
   return {
     siem: new SiemService(core.commands, secretBox, outbox, transport, siemDeliverer, identity.settings, siemChecks, outbox, core.ids),
     siemDeliverer,
