@@ -14,6 +14,14 @@ export interface DelivererOptions {
   /** How often the outbox is drained (spec 2 §8: 60 s by default). */
   intervalMs: number;
   batchSize: number;
+  /**
+   * VIGIL_SIEM_BATCH_PAUSE: the wait between two batches while this process is busy with other work
+   * (`busy`), so that draining an outage backlog leaves imports and the gate their pace; idle, the
+   * next batch follows at once.
+   */
+  batchPauseMs: number;
+  /** Whether the process did foreground work lately (application/shared/activity-window.ts). */
+  busy?: () => boolean;
 }
 
 /**
@@ -21,6 +29,9 @@ export interface DelivererOptions {
  * short, so that an instance killed with SIGKILL holds up delivery for half a minute at most.
  */
 export const LEASE_MS = 30_000;
+
+/** From a commit's wake to the turn it asks for: the commits of that second leave together. */
+export const WAKE_DELAY_MS = 1000;
 
 export interface DrainSummary { delivered: number; retrying: number; failed: number; abandoned: number; belowMinimum: number }
 
@@ -34,13 +45,23 @@ export interface DrainSummary { delivered: number; retrying: number; failed: num
  */
 export class SiemDeliverer {
   private readonly loop = new IntervalLoop(
-    () => this.turn(),
+    (run) => this.turn(run.woken),
     (error) => this.log.error('SIEM delivery turn failed; the next turn tries again', { error: (error as Error)?.stack ?? String(error) }),
     // VIGIL_SIEM_INTERVAL is refused at 0 when read; a short one (tests) is taken as given.
-    { minimumIntervalMs: 0 },
+    // Commits wake it; a second between a wake and its turn makes a burst of commits one turn.
+    { minimumIntervalMs: 0, wakeDelayMs: WAKE_DELAY_MS },
   );
+  /**
+   * The outbox position this process has read and handled up to. A turn woken by a commit reads the
+   * rows after it only; the others (at start, then at least every VIGIL_SIEM_INTERVAL) start from
+   * the lowest row never tried, which finds a row a late commit queued below it.
+   */
+  private handledTo = 0;
+  private lastFullScan = Number.NEGATIVE_INFINITY;
   /** The last turn's collector refused a sending: wakes wait for the interval (no connection per commit during an outage). */
   private collectorFailing = false;
+  /** Set by stop(): a turn ends after its current batch instead of draining on. */
+  private stopping = false;
 
   constructor(
     private readonly outbox: Outbox,
@@ -57,6 +78,7 @@ export class SiemDeliverer {
 
   /** Drains now, then every VIGIL_SIEM_INTERVAL, and whenever woken. */
   start(): void {
+    this.stopping = false;
     this.loop.start(this.options.intervalMs);
   }
 
@@ -70,17 +92,20 @@ export class SiemDeliverer {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.loop.stop();
     await this.lease.release().catch(() => undefined);
   }
 
-  private async turn(): Promise<void> {
-    const summary = await this.drain();
+  private async turn(woken: boolean): Promise<void> {
+    const full = !woken || performance.now() - this.lastFullScan >= this.options.intervalMs;
+    if (full) this.lastFullScan = performance.now();
+    const summary = await this.drain(full ? undefined : this.handledTo);
     this.collectorFailing = summary.retrying + summary.failed > 0;
   }
 
   /** One turn: every due row, batch after batch, until none is due or the collector fails. */
-  async drain(): Promise<DrainSummary> {
+  async drain(after?: number): Promise<DrainSummary> {
     const summary: DrainSummary = { delivered: 0, retrying: 0, failed: 0, abandoned: 0, belowMinimum: 0 };
     const now = this.clock.now();
     if (!(await this.lease.acquire(now, LEASE_MS))) return summary;
@@ -89,14 +114,17 @@ export class SiemDeliverer {
     let destination: Destination | null = null;
     // Retries first, then rows never tried, after a watermark (so delivered rows are not read again in this turn).
     let retries = true;
-    let watermark = 0;
-    for (;;) {
+    let watermark = after ?? await this.outbox.untriedFloor();
+    for (let batch = 0; ; batch += 1) {
+      if (batch > 0 && !(await this.between())) return summary;
       let rows: QueuedSignal[] = retries ? await this.outbox.retriesDue(now, this.options.batchSize) : [];
       if (rows.length === 0) {
         retries = false;
         const fresh = await this.outbox.fresh(watermark, this.options.batchSize);
         if (fresh.scannedTo === null) return summary;
         watermark = fresh.scannedTo;
+        // Every row read is marked below, or the turn throws before this batch counts.
+        this.handledTo = Math.max(this.handledTo, watermark);
         rows = fresh.rows;
         if (rows.length === 0) continue;
       }
@@ -122,6 +150,17 @@ export class SiemDeliverer {
       await this.outbox.mark(sending.map((r) => ({ ...r, attempts: r.attempts + 1 })), 'delivered', now, { destination: destination.endpoint });
       summary.delivered += sending.length;
     }
+  }
+
+  /**
+   * Between two batches: the event loop's other callbacks run first (an import's, the gate's), and
+   * while the process is busy the drain waits VIGIL_SIEM_BATCH_PAUSE. False when stopping.
+   */
+  private async between(): Promise<boolean> {
+    if (this.stopping) return false;
+    const pause = this.options.busy?.() ? this.options.batchPauseMs : 0;
+    await new Promise((resolve) => (pause > 0 ? setTimeout(resolve, pause) : setImmediate(resolve)));
+    return !this.stopping;
   }
 
   private async failed(rows: QueuedSignal[], error: string, now: Date, summary: DrainSummary, d: Destination): Promise<void> {

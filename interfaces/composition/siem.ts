@@ -5,6 +5,7 @@ import { SecretBox } from '../../application/ports/secret-box';
 import { SqlInstanceLease } from '../../infrastructure/scans/sql-instance-lease';
 import { siemChecks } from '../../infrastructure/siem/checks';
 import { NodeSiemTransport } from '../../infrastructure/siem/transports';
+import { ActivityWindow } from '../../application/shared/activity-window';
 import { SqlOutbox } from '../../projections/siem/outbox';
 import { siemProjection } from '../../projections/siem/projection';
 import { AuditMirror } from '../../application/audit/audit-mirror';
@@ -20,10 +21,14 @@ export function composeSiem(core: Core, identity: IdentityContext, secretBox: Se
   const settings = core.config.siem;
   const outbox = new SqlOutbox(core.db);
   const transport = new NodeSiemTransport({ hostname: settings.hostname, timeoutMs: settings.timeoutMs });
+  // Foreground work: a step of the read models committed within the last second (commands are being written).
+  const activity = new ActivityWindow(1000);
+  core.projections.onApplied(() => activity.touch());
   const siemDeliverer = new SiemDeliverer(
     outbox, transport, new StreamSiemSecrets(core.store, secretBox), identity.settings, core.clock,
     new SqlInstanceLease(core.db, 'siem-deliverer', core.instance), core.log,
-    { version: core.config.version, retryDelaysMs: settings.retryDelaysMs, intervalMs: settings.intervalMs, batchSize: settings.batchSize },
+    { version: core.config.version, retryDelaysMs: settings.retryDelaysMs, intervalMs: settings.intervalMs, batchSize: settings.batchSize,
+      batchPauseMs: settings.batchPauseMs, busy: () => activity.busy() },
   );
   // Rows queued by this process's outbox projection leave now, not at the next interval (other
   // instances' rows wait for it): "after commit, within a minute" holds whatever VIGIL_SIEM_INTERVAL.

@@ -45,6 +45,20 @@ export class SqlOutbox implements Outbox, AccountNames {
    * each batch costs its own rows, however many were delivered before (an anti-join grew with the
    * deliveries table). The turn starts again from 0 (a late commit can queue a row below a watermark).
    */
+  /**
+   * The position just below the lowest row never tried: one anti-join over the outbox and the
+   * deliveries (a full turn's start, once per VIGIL_SIEM_INTERVAL), instead of reading every
+   * delivered row again batch by batch from position 0.
+   */
+  async untriedFloor(): Promise<number> {
+    const r = await this.db.knex('siem_outbox as o').leftJoin('siem_deliveries as d', 'd.event_id', 'o.event_id').whereNull('d.event_id').min({ p: 'o.position' }).first();
+    const lowest = (r as { p: number | string | null } | undefined)?.p;
+    if (lowest !== null && lowest !== undefined) return Number(lowest) - 1;
+    // Everything was tried: nothing below the newest row is left.
+    const newest = await this.db.knex('siem_outbox').max({ p: 'position' }).first();
+    return Number((newest as { p: number | string | null } | undefined)?.p ?? 0);
+  }
+
   async fresh(afterPosition: number, limit: number): Promise<{ rows: QueuedSignal[]; scannedTo: number | null }> {
     // One statement: the batch by position (a subquery, so the limit applies to the outbox alone),
     // then each row's delivery looked up by primary key.
