@@ -30,6 +30,9 @@ export interface DelivererOptions {
  */
 export const LEASE_MS = 30_000;
 
+/** While the process is busy, a batch is followed by a wait of at least nine times its own duration. */
+export const BUSY_PAUSE_FACTOR = 9;
+
 /** From a commit's wake to the turn it asks for: the commits of that second leave together. */
 export const WAKE_DELAY_MS = 1000;
 
@@ -115,8 +118,10 @@ export class SiemDeliverer {
     // Retries first, then rows never tried, after a watermark (so delivered rows are not read again in this turn).
     let retries = true;
     let watermark = after ?? await this.outbox.untriedFloor();
+    let batchStart = performance.now();
     for (let batch = 0; ; batch += 1) {
-      if (batch > 0 && !(await this.between())) return summary;
+      if (batch > 0 && !(await this.between(performance.now() - batchStart))) return summary;
+      batchStart = performance.now();
       let rows: QueuedSignal[] = retries ? await this.outbox.retriesDue(now, this.options.batchSize) : [];
       if (rows.length === 0) {
         retries = false;
@@ -154,11 +159,13 @@ export class SiemDeliverer {
 
   /**
    * Between two batches: the event loop's other callbacks run first (an import's, the gate's), and
-   * while the process is busy the drain waits VIGIL_SIEM_BATCH_PAUSE. False when stopping.
+   * while the process is busy the drain waits VIGIL_SIEM_BATCH_PAUSE, and at least BUSY_PAUSE_FACTOR
+   * times what the batch took, so that it keeps at most a tenth of the time whatever the machine's
+   * load makes a batch cost. False when stopping.
    */
-  private async between(): Promise<boolean> {
+  private async between(batchMs: number): Promise<boolean> {
     if (this.stopping) return false;
-    const pause = this.options.busy?.() ? this.options.batchPauseMs : 0;
+    const pause = this.options.busy?.() ? Math.max(this.options.batchPauseMs, BUSY_PAUSE_FACTOR * batchMs) : 0;
     await new Promise((resolve) => (pause > 0 ? setTimeout(resolve, pause) : setImmediate(resolve)));
     return !this.stopping;
   }

@@ -115,6 +115,11 @@ export const EVENT_SIGNALS: Record<string, Rule> = {
   // with it). The finding's rule and place only: never its title, line or any part of the value.
   IssueDetected: (d) => (d.type !== 'secret' || !HIGH_OR_CRITICAL.has(d.severity) ? null
     : draft('VGL-SEC-029', 'detected', 'SECRET_DETECTED', { target: `${d.targetKind}:${d.targetId}`, msg: `issue ${d.id} (${d.severity}): ${d.ruleId} in ${d.path || '(no path)'}` })),
+  // The hourly turn found an unsettled open issue past its remediation deadline; severity from the issue's.
+  RemediationDeadlinePassed: (d) => draft('VGL-SEC-030', 'detected', 'REMEDIATION_DEADLINE_PASSED', {
+    severity: DEADLINE_SEVERITY[d.severity as keyof typeof DEADLINE_SEVERITY] ?? SIGNATURES['VGL-SEC-030'].severity,
+    target: `${d.targetKind}:${d.targetId}`, msg: `issue ${d.id} (${d.severity}): deadline ${d.deadline} passed`,
+  }),
   // An export left the platform: the message the event carries, its SHA-256 first.
   ProjectExported: (d) => draft('VGL-SEC-032', 'success', 'PROJECT_EXPORTED', { target: `project:${d.projectId}`, msg: d.siem?.message ?? `${d.sha256} project ${d.projectId}` }),
   AuditVerificationFailed: (d) => draft('VGL-SEC-018', 'failure', 'AUDIT_VERIFIED', { target: 'audit-log', msg: `entry ${d.brokenAt}: ${d.reason}` }),

@@ -39,7 +39,7 @@ export const SIGNATURES = {
   'VGL-SEC-027': { name: 'Report import refused', severity: 5, emitted: true },
   'VGL-SEC-028': { name: 'SIEM export switched off or redirected', severity: 7, emitted: true },
   'VGL-SEC-029': { name: 'Secret leaked in source code', severity: 8, emitted: true },
-  'VGL-SEC-030': { name: 'Remediation deadline passed', severity: 6, emitted: false },
+  'VGL-SEC-030': { name: 'Remediation deadline passed', severity: 6, emitted: true },
   'VGL-SEC-031': { name: 'Report plugin registered, changed, approved, activated or withdrawn', severity: 6, emitted: false },
   'VGL-SEC-032': { name: 'Project export left the platform', severity: 4, emitted: true },
   'VGL-SEC-033': { name: 'Report plugin refused, or its output refused', severity: 6, emitted: false },

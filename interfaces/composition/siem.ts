@@ -32,7 +32,9 @@ export function composeSiem(core: Core, identity: IdentityContext, secretBox: Se
   );
   // Rows queued by this process's outbox projection leave now, not at the next interval (other
   // instances' rows wait for it): "after commit, within a minute" holds whatever VIGIL_SIEM_INTERVAL.
-  core.projections.onApplied((names) => { if (names.has(siemProjection.name)) siemDeliverer.wake(); });
+  core.projections.onApplied((step) => {
+    if (step.projections.has(siemProjection.name) && (step.inserted === null || step.inserted.has('siem_outbox'))) siemDeliverer.wake();
+  });
   return {
     siem: new SiemService(core.commands, secretBox, outbox, transport, siemDeliverer, identity.settings, siemChecks, outbox, core.ids),
     siemDeliverer,

@@ -23,6 +23,9 @@ export interface EventSource {
   countAfter?(after: Cursor, bound?: number): Promise<number>;
 }
 
+/** What a committed step applied: the projections that took events, and the tables rows were inserted into (null: not known, a step that set events aside). */
+export interface AppliedStep { projections: ReadonlySet<string>; inserted: ReadonlySet<string> | null }
+
 interface CheckpointRow { name: string; commit_id: string; position: number | string }
 
 const cursorOf = (r: CheckpointRow): Cursor => ({ commit: String(r.commit_id), position: Number(r.position) });
@@ -49,7 +52,7 @@ export class ProjectionRunner {
   /** A command appended while a step ran: step again at once instead of sleeping. */
   private nudged = false;
   private readonly waiters: CheckpointWaiters;
-  private readonly appliedListeners: Array<(names: ReadonlySet<string>) => void> = [];
+  private readonly appliedListeners: Array<(step: AppliedStep) => void> = [];
 
   constructor(
     private readonly db: Database,
@@ -101,6 +104,7 @@ export class ProjectionRunner {
     // transaction is, so they may release read-your-writes waiters after it.
     const committed = new Map<string, Cursor>();
     const appliedAll = new Set<string>();
+    const inserted = new Set<string>();
     const most = await this.db.knex.transaction(async (trx) => {
       const rows = await this.lockCheckpoints(trx, projections.map((p) => p.name));
       const groups = new Map<string, { from: Cursor; members: Projection[] }>();
@@ -132,11 +136,12 @@ export class ProjectionRunner {
         await this.moveCheckpoints(trx, members, applied, last);
         for (const m of members) committed.set(m.name, last);
         for (const name of applied) appliedAll.add(name);
+        for (const table of writer.inserted) inserted.add(table);
       }
       return most;
     });
     this.waiters.observe(committed);
-    this.tellApplied(appliedAll);
+    this.tellApplied({ projections: appliedAll, inserted });
     return most;
   }
 
@@ -170,7 +175,7 @@ export class ProjectionRunner {
       return events.length;
     });
     this.waiters.observe(committed);
-    this.tellApplied(appliedAll);
+    this.tellApplied({ projections: appliedAll, inserted: null });
     for (const f of failures) this.options.onFailure?.(f);
     return read;
   }
@@ -279,17 +284,17 @@ export class ProjectionRunner {
    * SIEM deliverer after the outbox projection queued rows. Other instances do not hear it; their
    * loops keep their own intervals.
    */
-  onApplied(listener: (names: ReadonlySet<string>) => void): void {
+  onApplied(listener: (step: AppliedStep) => void): void {
     this.appliedListeners.push(listener);
   }
 
-  private tellApplied(names: ReadonlySet<string>): void {
-    if (names.size === 0) return;
+  private tellApplied(step: AppliedStep): void {
+    if (step.projections.size === 0) return;
     for (const listener of this.appliedListeners) {
       try {
-        listener(names);
+        listener(step);
       } catch (error) {
-        this.options.onError?.(error as Error, [...names].join(','));
+        this.options.onError?.(error as Error, [...step.projections].join(','));
       }
     }
   }

@@ -130,14 +130,21 @@ describe('SIEM signals from events (spec 2 §6)', () => {
       .and.satisfy((x: { msg: string }) => x.msg.startsWith(sha));
   });
 
+  it('[S2.6-60] [S2.6-62] VGL-SEC-030 from RemediationDeadlinePassed, detected, severity 8 critical, 7 high, 5 medium, 3 low', () => {
+    const passed = (severity: string) => sig('RemediationDeadlinePassed', { id: 4, severity, targetKind: 'container', targetId: 9, deadline: '2026-02-01T00:00:00.000Z' });
+    expect(passed('critical')).to.include({ signature: 'VGL-SEC-030', severity: 8, outcome: 'detected', target: 'container:9', act: 'REMEDIATION_DEADLINE_PASSED' });
+    expect(['high', 'medium', 'low'].map((x) => passed(x)?.severity)).to.deep.equal([7, 5, 3]);
+  });
+
   it('every rule names a signature of the table marked emitted, with the table\'s severity', () => {
     const samples: Record<string, Record<string, unknown>> = { GateVerdictGiven: { passed: false }, TriageDecided: { status: 'fixed' }, TargetUpdated: { changes: { projectId: 1 } }, RepositoryRegistered: { projectId: 1 }, ContainerImageRegistered: { projectId: 1 }, SettingChanged: { name: 'triage_four_eyes' }, AccountUpdated: { roles: [] }, AccountCreated: { username: 'a', roles: [] }, AccountPasswordChanged: { passwordHash: 'x', reason: 'reset' },
-      SsoSubjectBound: { via: 'scim' }, ScimUserProvisioned: { via: 'bound' }, IssueDetected: { type: 'secret', severity: 'high' } };
+      SsoSubjectBound: { via: 'scim' }, ScimUserProvisioned: { via: 'bound' }, IssueDetected: { type: 'secret', severity: 'high' }, RemediationDeadlinePassed: { severity: 'medium' } };
     for (const type of Object.keys(EVENT_SIGNALS)) {
       const s = sig(type, samples[type] ?? {});
       expect(s, type).to.not.equal(null);
       expect(SIGNATURES[s!.signature].emitted, type).to.equal(true);
-      expect(s!.severity, type).to.equal(SIGNATURES[s!.signature].severity);
+      // VGL-SEC-030 alone takes the late issue's severity (S2.6-62).
+      expect(s!.severity, type).to.equal(s!.signature === 'VGL-SEC-030' ? 5 : SIGNATURES[s!.signature].severity);
     }
   });
 });
