@@ -78,6 +78,8 @@ export const EVENT_SIGNALS: Record<string, Rule> = {
   TeamGrantRemoved: team,
   RepositoryRegistered: filed,
   ContainerImageRegistered: filed,
+  // A deleted target takes the teams' grants on it along (a holder of grants deleted, VGL-SEC-011).
+  TargetDeleted: (d, stream) => draft('VGL-SEC-011', 'success', 'TARGET_DELETED', { target: stream, msg: `${d.kind} ${d.id} deleted with the grants naming it` }),
   TargetUpdated: (d, stream) => (d.changes && Object.hasOwn(d.changes, 'projectId') ? filed({ projectId: d.changes.projectId ?? 'none' }, stream) : null),
   ApiKeyIssued: (d) => draft('VGL-SEC-012', 'success', 'API_KEY_ISSUED', { target: `api-key:${d.id}`, msg: `for account:${d.accountId}, scopes ${(d.scopes ?? []).join(',')}` }),
   ApiKeyRevoked: (d) => draft('VGL-SEC-013', 'success', 'API_KEY_REVOKED', { target: `api-key:${d.id}`, msg: d.reason ? `reason ${d.reason}` : null }),

@@ -5,7 +5,6 @@ import { SecretBox } from '../../application/ports/secret-box';
 import { SqlInstanceLease } from '../../infrastructure/scans/sql-instance-lease';
 import { siemChecks } from '../../infrastructure/siem/checks';
 import { NodeSiemTransport } from '../../infrastructure/siem/transports';
-import { ActivityWindow } from '../../application/shared/activity-window';
 import { SqlOutbox } from '../../projections/siem/outbox';
 import { siemProjection } from '../../projections/siem/projection';
 import { AuditMirror } from '../../application/audit/audit-mirror';
@@ -21,8 +20,9 @@ export function composeSiem(core: Core, identity: IdentityContext, secretBox: Se
   const settings = core.config.siem;
   const outbox = new SqlOutbox(core.db);
   const transport = new NodeSiemTransport({ hostname: settings.hostname, timeoutMs: settings.timeoutMs });
-  // Foreground work: a step of the read models committed within the last second (commands are being written).
-  const activity = new ActivityWindow(1000);
+  // Foreground work: commands in flight (the command handler counts them), or a step of the read
+  // models committed within the last second.
+  const activity = core.commands.activity;
   core.projections.onApplied(() => activity.touch());
   const siemDeliverer = new SiemDeliverer(
     outbox, transport, new StreamSiemSecrets(core.store, secretBox), identity.settings, core.clock,

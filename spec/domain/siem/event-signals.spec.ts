@@ -24,7 +24,8 @@ describe('SIEM signals from events (spec 2 §6)', () => {
     expect(sig('AccountUpdated', { id: 2, displayName: 'B' })).to.equal(null);
   });
 
-  it('[S2.6-38] VGL-SEC-011 when team members or grants change and when a target is filed in or moved to a project', () => {
+  it('[S2.6-38] VGL-SEC-011 when team members or grants change, when a target is filed in or moved to a project, and when a target (a holder of grants) is deleted', () => {
+    expect(sig('TargetDeleted', { id: 4, kind: 'repository', uniquenessKey: 'k' }, 'repository-4')).to.include({ signature: 'VGL-SEC-011', target: 'repository-4', act: 'TARGET_DELETED' });
     for (const type of ['TeamMemberAdded', 'TeamMemberRemoved']) expect(sig(type, { teamId: 1, accountId: 2 })).to.include({ signature: 'VGL-SEC-011', target: 'team:1' });
     for (const type of ['TeamGrantAdded', 'TeamGrantRemoved']) expect(sig(type, { teamId: 1, kind: 'project', targetId: 3 })?.signature).to.equal('VGL-SEC-011');
     expect(sig('RepositoryRegistered', { id: 4, projectId: 3 }, 'repository-4')?.signature).to.equal('VGL-SEC-011');
