@@ -137,6 +137,15 @@ describe('SIEM signals from events (spec 2 §6)', () => {
     expect(['high', 'medium', 'low'].map((x) => passed(x)?.severity)).to.deep.equal([7, 5, 3]);
   });
 
+  it('[S2.6-71] [S1.6-11] VGL-SEC-037 from TriageContradictedByTracker, detected, severity 4, act TRIAGE_CONTRADICTED_BY_TRACKER', () => {
+    expect(sig('TriageContradictedByTracker', { integration: 'jira', proposedStatus: 'not_affected', status: 'fixed' }, 'issue-k'))
+      .to.include({ signature: 'VGL-SEC-037', severity: 4, outcome: 'detected', act: 'TRIAGE_CONTRADICTED_BY_TRACKER', target: 'issue-k' });
+  });
+
+  it('[S1.6-01] [S1.6-02] [S1.6-07] [S1.6-08] accepted imports, agent scan failures and accepted agent results signal nothing', () => {
+    for (const type of ['CoverageImportAccepted', 'TestReportImportAccepted', 'ScanFailed', 'AgentResultSubmitted', 'SarifImportAccepted']) expect(sig(type, {}), type).to.equal(null);
+  });
+
   it('every rule names a signature of the table marked emitted, with the table\'s severity', () => {
     const samples: Record<string, Record<string, unknown>> = { GateVerdictGiven: { passed: false }, TriageDecided: { status: 'fixed' }, TargetUpdated: { changes: { projectId: 1 } }, RepositoryRegistered: { projectId: 1 }, ContainerImageRegistered: { projectId: 1 }, SettingChanged: { name: 'triage_four_eyes' }, AccountUpdated: { roles: [] }, AccountCreated: { username: 'a', roles: [] }, AccountPasswordChanged: { passwordHash: 'x', reason: 'reset' },
       SsoSubjectBound: { via: 'scim' }, ScimUserProvisioned: { via: 'bound' }, IssueDetected: { type: 'secret', severity: 'high' }, RemediationDeadlinePassed: { severity: 'medium' } };
