@@ -1,3 +1,4 @@
+import { ActivityWindow } from './shared/activity-window';
 import { Decider, DomainError, DomainEvent, fold } from '../domain/shared/decider';
 import { EventMetadata, NewEvent, RecordedEvent } from '../domain/shared/event-envelope';
 import { AppendResult, EventStore, ExpectedRevision, StreamAppend, WrongExpectedRevision } from './ports/event-store';
@@ -96,6 +97,8 @@ export class CommandHandler {
     private readonly ids: IdGenerator,
     private readonly barrier: ReadModelBarrier,
     private readonly retry: RetryPolicy = STANDARD_RETRY,
+    /** Commands in flight make the process busy: background drains pace themselves meanwhile. */
+    readonly activity: ActivityWindow = new ActivityWindow(1000),
   ) {
     this.grouped = new CoalescingAppender(store);
   }
@@ -107,6 +110,10 @@ export class CommandHandler {
    * its locals alive). `conflict` turns a lost race into the caller's refusal instead of a retry.
    */
   async transact<T>(ctx: RequestContext, work: (attempt: Attempt) => Promise<T>, options: { wait?: boolean; conflict?: (error: WrongExpectedRevision) => Error } = {}): Promise<Transacted<T>> {
+    return this.activity.around(() => this.attempts(ctx, work, options));
+  }
+
+  private async attempts<T>(ctx: RequestContext, work: (attempt: Attempt) => Promise<T>, options: { wait?: boolean; conflict?: (error: WrongExpectedRevision) => Error }): Promise<Transacted<T>> {
     for (let n = 1; ; n++) {
       const attempt = new Attempt(this.store, n);
       const value = await work(attempt);
@@ -150,14 +157,16 @@ export class CommandHandler {
 
   /** Decisions already taken (records of their own, new streams): one commit, then the read models. */
   async appendAll(appends: StreamDecisions, ctx: RequestContext): Promise<AppendResult> {
-    const committed = await this.commit(appends, ctx);
-    await this.readYourWrites(committed);
-    return committed.result;
+    return this.activity.around(async () => {
+      const committed = await this.commit(appends, ctx);
+      await this.readYourWrites(committed);
+      return committed.result;
+    });
   }
 
   /** Waits until the read models that handle the committed event types have them (trap 3). */
   async readYourWrites(committed: Committed): Promise<void> {
-    await this.barrier.waitFor(committed.result, committed.types);
+    await this.activity.around(() => this.barrier.waitFor(committed.result, committed.types));
   }
 
   /**
@@ -165,9 +174,11 @@ export class CommandHandler {
    * with the ones arriving meanwhile into one commit (application/shared/coalescing-appender.ts).
    */
   async appendGrouped(appends: StreamDecisions, ctx: RequestContext): Promise<AppendResult> {
-    const result = await this.grouped.append(this.batchOf(appends, ctx));
-    await this.barrier.waitFor(result, appends.flatMap((a) => a.events.map((e) => e.type)));
-    return result;
+    return this.activity.around(async () => {
+      const result = await this.grouped.append(this.batchOf(appends, ctx));
+      await this.barrier.waitFor(result, appends.flatMap((a) => a.events.map((e) => e.type)));
+      return result;
+    });
   }
 
   private async commit(appends: StreamDecisions, ctx: RequestContext): Promise<Committed> {

@@ -1,4 +1,5 @@
 import type { Logger } from 'winston';
+import { IntervalLoop } from '../shared/interval-loop';
 import { AuditEntries, JsonLinesFile, MirrorPositions } from './ports';
 
 /**
@@ -9,9 +10,11 @@ import { AuditEntries, JsonLinesFile, MirrorPositions } from './ports';
  * (after logrotate moved it); past VIGIL_AUDIT_MIRROR_MAX_SIZE the file is moved to `<path>.1`.
  */
 export class AuditMirror {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
+  // Every second, not woken per commit: one fsync a second at most, whatever the rate of entries.
+  private readonly loop = new IntervalLoop(
+    () => this.turn(),
+    (e) => this.log.error(`Audit mirror ${this.path}: ${(e as Error)?.message ?? String(e)}; the next turn tries again`),
+  );
   private reopenAsked = false;
 
   constructor(
@@ -27,21 +30,11 @@ export class AuditMirror {
   askReopen(): void { this.reopenAsked = true; }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const tick = async () => {
-      if (this.stopped) return;
-      this.running = this.turn().catch((e) => this.log.error(`Audit mirror ${this.path}: ${(e as Error).message}; the next turn tries again`));
-      await this.running;
-      if (!this.stopped) this.timer = setTimeout(tick, this.options.intervalMs);
-    };
-    this.timer = setTimeout(tick, 0);
+    this.loop.start(this.options.intervalMs);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     await this.file.close();
   }
 

@@ -55,6 +55,8 @@ export interface Outbox {
    * Rows never tried after a position (the turn's watermark), oldest first, and the position read up
    * to (the next watermark; null when nothing is left after it).
    */
+  /** A position below every row never tried (0 when unsure): where a turn that reads them all starts. */
+  untriedFloor(): Promise<number>;
   fresh(afterPosition: number, limit: number): Promise<{ rows: QueuedSignal[]; scannedTo: number | null }>;
   mark(rows: ReadonlyArray<{ externalId: string; attempts: number }>, status: DeliveryStatus, now: Date, details?: { nextAttemptAt?: Date | null; error?: string | null; destination?: string | null }): Promise<void>;
 }

@@ -3,6 +3,7 @@ import { formatCef } from '../../domain/siem/cef';
 import { passesMinimum } from '../../domain/siem/signatures';
 import { Clock } from '../ports/clock';
 import type { InstanceLease } from '../scans/ports';
+import { IntervalLoop } from '../shared/interval-loop';
 import { SettingsReader } from '../settings/ports';
 import { Destination, Outbox, OutgoingMessage, QueuedSignal, SiemSecrets, SiemTransport, StoredSiemConfig } from './ports';
 
@@ -13,6 +14,14 @@ export interface DelivererOptions {
   /** How often the outbox is drained (spec 2 §8: 60 s by default). */
   intervalMs: number;
   batchSize: number;
+  /**
+   * VIGIL_SIEM_BATCH_PAUSE: the wait between two batches while this process is busy with other work
+   * (`busy`), so that draining an outage backlog leaves imports and the gate their pace; idle, the
+   * next batch follows at once.
+   */
+  batchPauseMs: number;
+  /** Whether the process did foreground work lately (application/shared/activity-window.ts). */
+  busy?: () => boolean;
 }
 
 /**
@@ -20,6 +29,12 @@ export interface DelivererOptions {
  * short, so that an instance killed with SIGKILL holds up delivery for half a minute at most.
  */
 export const LEASE_MS = 30_000;
+
+/** While the process is busy, a batch is followed by a wait of at least nine times its own duration. */
+export const BUSY_PAUSE_FACTOR = 9;
+
+/** From a commit's wake to the turn it asks for: the commits of that second leave together. */
+export const WAKE_DELAY_MS = 1000;
 
 export interface DrainSummary { delivered: number; retrying: number; failed: number; abandoned: number; belowMinimum: number }
 
@@ -32,9 +47,24 @@ export interface DrainSummary { delivered: number; retrying: number; failed: num
  * is tried again after the next delay; the eighth failure marks it failed, visible at GET /siem/outbox.
  */
 export class SiemDeliverer {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly loop = new IntervalLoop(
+    (run) => this.turn(run.woken),
+    (error) => this.log.error('SIEM delivery turn failed; the next turn tries again', { error: (error as Error)?.stack ?? String(error) }),
+    // VIGIL_SIEM_INTERVAL is refused at 0 when read; a short one (tests) is taken as given.
+    // Commits wake it; a second between a wake and its turn makes a burst of commits one turn.
+    { minimumIntervalMs: 0, wakeDelayMs: WAKE_DELAY_MS },
+  );
+  /**
+   * The outbox position this process has read and handled up to. A turn woken by a commit reads the
+   * rows after it only; the others (at start, then at least every VIGIL_SIEM_INTERVAL) start from
+   * the lowest row never tried, which finds a row a late commit queued below it.
+   */
+  private handledTo = 0;
+  private lastFullScan = Number.NEGATIVE_INFINITY;
+  /** The last turn's collector refused a sending: wakes wait for the interval (no connection per commit during an outage). */
+  private collectorFailing = false;
+  /** Set by stop(): a turn ends after its current batch instead of draining on. */
+  private stopping = false;
 
   constructor(
     private readonly outbox: Outbox,
@@ -49,27 +79,36 @@ export class SiemDeliverer {
 
   get maxAttempts(): number { return this.options.retryDelaysMs.length + 1; }
 
+  /** Drains now, then every VIGIL_SIEM_INTERVAL, and whenever woken. */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const tick = async () => {
-      if (this.stopped) return;
-      this.running = this.drain().catch((error) => this.log.error('SIEM delivery turn failed; the next turn tries again', { error: (error as Error).stack }));
-      await this.running;
-      if (!this.stopped) this.timer = setTimeout(tick, this.options.intervalMs);
-    };
-    this.timer = setTimeout(tick, 0);
+    this.stopping = false;
+    this.loop.start(this.options.intervalMs);
+  }
+
+  /**
+   * Rows were queued in this process (the outbox projection committed): drain soon instead of at the
+   * next interval. Ignored before start, and while the collector is failing (retries keep their delays).
+   * Rows queued by another instance wait for the interval.
+   */
+  wake(): void {
+    if (!this.collectorFailing) this.loop.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    this.stopping = true;
+    await this.loop.stop();
     await this.lease.release().catch(() => undefined);
   }
 
+  private async turn(woken: boolean): Promise<void> {
+    const full = !woken || performance.now() - this.lastFullScan >= this.options.intervalMs;
+    if (full) this.lastFullScan = performance.now();
+    const summary = await this.drain(full ? undefined : this.handledTo);
+    this.collectorFailing = summary.retrying + summary.failed > 0;
+  }
+
   /** One turn: every due row, batch after batch, until none is due or the collector fails. */
-  async drain(): Promise<DrainSummary> {
+  async drain(after?: number): Promise<DrainSummary> {
     const summary: DrainSummary = { delivered: 0, retrying: 0, failed: 0, abandoned: 0, belowMinimum: 0 };
     const now = this.clock.now();
     if (!(await this.lease.acquire(now, LEASE_MS))) return summary;
@@ -78,14 +117,19 @@ export class SiemDeliverer {
     let destination: Destination | null = null;
     // Retries first, then rows never tried, after a watermark (so delivered rows are not read again in this turn).
     let retries = true;
-    let watermark = 0;
-    for (;;) {
+    let watermark = after ?? await this.outbox.untriedFloor();
+    let batchStart = performance.now();
+    for (let batch = 0; ; batch += 1) {
+      if (batch > 0 && !(await this.between(performance.now() - batchStart))) return summary;
+      batchStart = performance.now();
       let rows: QueuedSignal[] = retries ? await this.outbox.retriesDue(now, this.options.batchSize) : [];
       if (rows.length === 0) {
         retries = false;
         const fresh = await this.outbox.fresh(watermark, this.options.batchSize);
         if (fresh.scannedTo === null) return summary;
         watermark = fresh.scannedTo;
+        // Every row read is marked below, or the turn throws before this batch counts.
+        this.handledTo = Math.max(this.handledTo, watermark);
         rows = fresh.rows;
         if (rows.length === 0) continue;
       }
@@ -111,6 +155,19 @@ export class SiemDeliverer {
       await this.outbox.mark(sending.map((r) => ({ ...r, attempts: r.attempts + 1 })), 'delivered', now, { destination: destination.endpoint });
       summary.delivered += sending.length;
     }
+  }
+
+  /**
+   * Between two batches: the event loop's other callbacks run first (an import's, the gate's), and
+   * while the process is busy the drain waits VIGIL_SIEM_BATCH_PAUSE, and at least BUSY_PAUSE_FACTOR
+   * times what the batch took, so that it keeps at most a tenth of the time whatever the machine's
+   * load makes a batch cost. False when stopping.
+   */
+  private async between(batchMs: number): Promise<boolean> {
+    if (this.stopping) return false;
+    const pause = this.options.busy?.() ? Math.max(this.options.batchPauseMs, BUSY_PAUSE_FACTOR * batchMs) : 0;
+    await new Promise((resolve) => (pause > 0 ? setTimeout(resolve, pause) : setImmediate(resolve)));
+    return !this.stopping;
   }
 
   private async failed(rows: QueuedSignal[], error: string, now: Date, summary: DrainSummary, d: Destination): Promise<void> {

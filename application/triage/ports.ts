@@ -22,6 +22,25 @@ export interface DueReviews {
   due(now: Date, after: number, limit: number): Promise<DueReview[]>;
 }
 
+/** An open, unsettled issue whose remediation deadline passed (VGL-SEC-030). */
+export interface PassedDeadline {
+  id: number;
+  issueKey: string;
+  targetKind: string;
+  targetId: number;
+  severity: 'critical' | 'high' | 'medium' | 'low';
+  firstSeenAt: string;
+}
+
+/**
+ * Open issues, not settled by triage, first seen in [from, to) (ISO instants) with the given
+ * severity, by id after `after`, at most `limit`: those whose deadline (first seen plus the
+ * severity's window) passed in a given span.
+ */
+export interface PassedDeadlines {
+  firstSeenBetween(severity: PassedDeadline['severity'], from: string, to: string, after: number, limit: number): Promise<PassedDeadline[]>;
+}
+
 /** The installation settings as triage reads them (triage_four_eyes, remediation_days_*); the settings context answers. */
 export interface SettingsReader {
   all(): Promise<Readonly<Record<string, unknown>>>;

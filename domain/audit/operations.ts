@@ -23,6 +23,8 @@ export const AUDIT_OPERATIONS: Record<string, string> = {
   SiemExportLeft: 'SIEM_EXPORT_LEFT',
   SiemTestSent: 'SIEM_TESTED',
   TriageContradictedByTracker: 'TRIAGE_CONTRADICTED_BY_TRACKER',
+  // A scan failure reported by its executor (an agent or the built-in worker), spec 1 §6.
+  ScanFailed: 'AGENT_SCAN_FAILED',
 };
 
 export function operationOf(type: string): string {

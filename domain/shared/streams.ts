@@ -38,6 +38,8 @@ export const streams = {
   project: (id: number) => `project-${id}`,
   // backlog and imports
   issue: (key: string) => `issue-${key}`,
+  /** The passing of an issue's remediation deadline, recorded once (VGL-SEC-030; application/triage/deadline-watch.ts). */
+  remediationDeadline: (key: string) => `remediation-deadline-${key}`,
   source: (slug: string) => `source-${slug.toLowerCase()}`,
   /** The reservation of an integration key by one declared source. */
   sourceKey: (apiKeyId: number) => `source-key-${apiKeyId}`,

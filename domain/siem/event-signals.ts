@@ -1,5 +1,6 @@
 import type { SiemSignal } from './cef';
-import { SIGNATURES, Signature } from './signatures';
+import { operationOf } from '../audit/operations';
+import { DEADLINE_SEVERITY, SIGNATURES, Signature } from './signatures';
 
 /**
  * Which event of the log signals what to the SIEM (spec 2 §6, one row per event type): the
@@ -38,6 +39,12 @@ const siemConfig: Rule = () => draft('VGL-SEC-019', 'success', 'SIEM_CONFIGURED'
 const filed: Rule = (d, stream) => (d.projectId === null || d.projectId === undefined ? null
   : draft('VGL-SEC-011', 'success', 'TARGET_FILED', { target: stream, msg: `filed in project:${d.projectId}` }));
 
+/** An agent declared or its keys changed (VGL-SEC-014); act is the audit operation of the event. */
+const agent = (type: string, what: (d: Data) => string): Rule => (d) => draft('VGL-SEC-014', 'success', operationOf(type), { target: `agent:${d.id}`, msg: what(d) });
+/** A second-factor change of an account (VGL-SEC-010, "second factor"). */
+const secondFactor = (type: string, what: string): Rule => (d) => draft('VGL-SEC-010', 'success', operationOf(type), { target: `account:${d.accountId}`, msg: what });
+const HIGH_OR_CRITICAL = new Set(['high', 'critical']);
+
 function accountChange(d: Data): string {
   if (d.passwordHash !== undefined && d.reason) return `password ${d.reason === 'reset' ? 'reset' : 'changed'}`;
   if (d.username !== undefined) return `created with roles ${(d.roles ?? []).join(',')}`;
@@ -71,6 +78,8 @@ export const EVENT_SIGNALS: Record<string, Rule> = {
   TeamGrantRemoved: team,
   RepositoryRegistered: filed,
   ContainerImageRegistered: filed,
+  // A deleted target takes the teams' grants on it along (a holder of grants deleted, VGL-SEC-011).
+  TargetDeleted: (d, stream) => draft('VGL-SEC-011', 'success', 'TARGET_DELETED', { target: stream, msg: `${d.kind} ${d.id} deleted with the grants naming it` }),
   TargetUpdated: (d, stream) => (d.changes && Object.hasOwn(d.changes, 'projectId') ? filed({ projectId: d.changes.projectId ?? 'none' }, stream) : null),
   ApiKeyIssued: (d) => draft('VGL-SEC-012', 'success', 'API_KEY_ISSUED', { target: `api-key:${d.id}`, msg: `for account:${d.accountId}, scopes ${(d.scopes ?? []).join(',')}` }),
   ApiKeyRevoked: (d) => draft('VGL-SEC-013', 'success', 'API_KEY_REVOKED', { target: `api-key:${d.id}`, msg: d.reason ? `reason ${d.reason}` : null }),
@@ -86,6 +95,35 @@ export const EVENT_SIGNALS: Record<string, Rule> = {
   SourceRemoved: source,
   SarifImportRefused: (d) => draft('VGL-SEC-023', 'failure', 'SARIF_IMPORT_REFUSED', { target: `repository:${d.repositoryId}`, msg: d.reason }),
   ReportImportRefused: (d) => draft('VGL-SEC-027', 'failure', 'REPORT_IMPORT_REFUSED', { target: `repository:${d.repositoryId}`, msg: `${d.kind}: ${d.reason}` }),
+  // Issue #14: the second factor, single sign-on and SCIM. Accounts SCIM or a first sign-on create
+  // and SCIM's activation changes signal through AccountCreated/AccountUpdated; team members through
+  // TeamMember*; what is left is binding an existing account to the provider.
+  SecondFactorEnrolled: secondFactor('SecondFactorEnrolled', 'second factor enrolled'),
+  SecondFactorReset: secondFactor('SecondFactorReset', 'second factor reset'),
+  SecondFactorBackupCodeConsumed: (d) => draft('VGL-SEC-006', 'success', operationOf('SecondFactorBackupCodeConsumed'), { target: `account:${d.accountId}`, msg: `${d.left} backup codes left` }),
+  SecondFactorChallengeDestroyed: (d) => draft('VGL-SEC-008', 'failure', operationOf('SecondFactorChallengeDestroyed'), { target: `account:${d.accountId}`, msg: `challenge destroyed after ${d.failures} wrong codes` }),
+  SsoSubjectBound: (d) => (d.via === 'sign_on_created' ? null
+    : draft('VGL-SEC-010', 'success', operationOf('SsoSubjectBound'), { target: `account:${d.accountId}`, msg: `bound to an identity-provider subject (${d.via})` })),
+  ScimUserProvisioned: (d) => (d.via !== 'bound' ? null
+    : draft('VGL-SEC-010', 'success', operationOf('ScimUserProvisioned'), { target: `account:${d.accountId}`, msg: 'bound to a SCIM user' })),
+  // Agents (spec 1 §4.7): declared (its first hello), signing key pinned or removed, sealing key reset.
+  AgentRegistered: agent('AgentRegistered', (d) => `declared by account:${d.accountId}, mode ${d.mode}`),
+  AgentSigningKeyPinned: agent('AgentSigningKeyPinned', (d) => `signing key pinned${d.sealingKeyWithdrawn ? ', sealing key withdrawn' : ''}`),
+  AgentSigningKeyRemoved: agent('AgentSigningKeyRemoved', (d) => `signing key removed${d.sealingKeyWithdrawn ? ', sealing key withdrawn' : ''}`),
+  AgentSealingKeyWithdrawn: agent('AgentSealingKeyWithdrawn', () => 'sealing key reset'),
+  AgentResultRefused: (d) => draft('VGL-SEC-015', 'failure', 'AGENT_RESULT_REFUSED', { target: `agent:${d.agentId}`, msg: `scan ${d.scanId} ${d.report}: ${d.reason}` }),
+  AgentSealingKeyRefused: (d) => draft('VGL-SEC-020', 'failure', 'AGENT_SEALING_KEY_REFUSED', { target: `agent:${d.agentId}`, msg: d.reason }),
+  // A high or critical leaked secret, when it becomes an issue (once per issue: its stream starts
+  // with it). The finding's rule and place only: never its title, line or any part of the value.
+  IssueDetected: (d) => (d.type !== 'secret' || !HIGH_OR_CRITICAL.has(d.severity) ? null
+    : draft('VGL-SEC-029', 'detected', 'SECRET_DETECTED', { target: `${d.targetKind}:${d.targetId}`, msg: `issue ${d.id} (${d.severity}): ${d.ruleId} in ${d.path || '(no path)'}` })),
+  // The hourly turn found an unsettled open issue past its remediation deadline; severity from the issue's.
+  RemediationDeadlinePassed: (d) => draft('VGL-SEC-030', 'detected', 'REMEDIATION_DEADLINE_PASSED', {
+    severity: DEADLINE_SEVERITY[d.severity as keyof typeof DEADLINE_SEVERITY] ?? SIGNATURES['VGL-SEC-030'].severity,
+    target: `${d.targetKind}:${d.targetId}`, msg: `issue ${d.id} (${d.severity}): deadline ${d.deadline} passed`,
+  }),
+  // An export left the platform: the message the event carries, its SHA-256 first.
+  ProjectExported: (d) => draft('VGL-SEC-032', 'success', 'PROJECT_EXPORTED', { target: `project:${d.projectId}`, msg: d.siem?.message ?? `${d.sha256} project ${d.projectId}` }),
   AuditVerificationFailed: (d) => draft('VGL-SEC-018', 'failure', 'AUDIT_VERIFIED', { target: 'audit-log', msg: `entry ${d.brokenAt}: ${d.reason}` }),
 };
 

@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   await prepare(services);
   services.projections.start();
   services.reviewScheduler.start(config.scans.maintenanceIntervalMs); // VIGIL_MAINTENANCE_INTERVAL: review dates
+  services.deadlineWatch.start(config.scans.maintenanceIntervalMs); // and remediation deadlines passing (VGL-SEC-030)
   services.scanScheduler.start(); // VIGIL_SCHEDULER_INTERVAL: lease lapses, then due targets
   services.scanWorker.start(); // VIGIL_EMBEDDED_WORKER; stays off (logged) without an executor
   services.feeds.start(config.feeds.intervalMs); // KEV and EPSS, VIGIL_FEED_INTERVAL (0: off)
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     await services.scanWorker.stop();
     await services.scanScheduler.stop();
     await services.reviewScheduler.stop();
+    await services.deadlineWatch.stop();
     await services.feeds.stop();
     await services.siemDeliverer.stop();
     await services.auditMirror?.stop();

@@ -6,6 +6,8 @@ import { SarifImportService } from '../../application/imports/sarif-import';
 import { TestReportImportService } from '../../application/imports/test-report-import';
 import { remediationWindowsOf } from '../../application/triage/remediation-windows';
 import { ReviewScheduler } from '../../application/triage/review-scheduler';
+import { DeadlineWatch } from '../../application/triage/deadline-watch';
+import { SqlPassedDeadlines } from '../../projections/backlog/passed-deadlines';
 import { TriageService } from '../../application/triage/triage-service';
 import { reportParsers } from '../../infrastructure/parsers/report-parsers';
 import { SqlDueReviews } from '../../projections/backlog/due-reviews';
@@ -34,6 +36,8 @@ export function composeBacklog(core: Core, identity: IdentityContext, targets: T
     triage: new TriageService(commands, backlogQueries, identity.settings, core.log),
     exceptions: new ExceptionQueries(db, core.visibility, core.store),
     reviewScheduler: new ReviewScheduler(new SqlDueReviews(db), commands, core.clock, core.log),
+    // Remediation deadlines passing (VGL-SEC-030), hourly like the review dates.
+    deadlineWatch: new DeadlineWatch(new SqlPassedDeadlines(db), identity.settings, commands, core.clock, core.log),
     sarifImports: new SarifImportService(importAccess, backlog, ids, reportParsers),
     coverageImports: new CoverageImportService(importAccess, commands, ids, reportParsers),
     testReportImports: new TestReportImportService(importAccess, commands, ids, reportParsers),

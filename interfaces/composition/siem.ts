@@ -6,6 +6,7 @@ import { SqlInstanceLease } from '../../infrastructure/scans/sql-instance-lease'
 import { siemChecks } from '../../infrastructure/siem/checks';
 import { NodeSiemTransport } from '../../infrastructure/siem/transports';
 import { SqlOutbox } from '../../projections/siem/outbox';
+import { siemProjection } from '../../projections/siem/projection';
 import { AuditMirror } from '../../application/audit/audit-mirror';
 import { AuditService } from '../../application/audit/audit-service';
 import { NodeJsonLinesFile } from '../../infrastructure/audit/json-lines-file';
@@ -19,11 +20,21 @@ export function composeSiem(core: Core, identity: IdentityContext, secretBox: Se
   const settings = core.config.siem;
   const outbox = new SqlOutbox(core.db);
   const transport = new NodeSiemTransport({ hostname: settings.hostname, timeoutMs: settings.timeoutMs });
+  // Foreground work: commands in flight (the command handler counts them), or a step of the read
+  // models committed within the last second.
+  const activity = core.commands.activity;
+  core.projections.onApplied(() => activity.touch());
   const siemDeliverer = new SiemDeliverer(
     outbox, transport, new StreamSiemSecrets(core.store, secretBox), identity.settings, core.clock,
     new SqlInstanceLease(core.db, 'siem-deliverer', core.instance), core.log,
-    { version: core.config.version, retryDelaysMs: settings.retryDelaysMs, intervalMs: settings.intervalMs, batchSize: settings.batchSize },
+    { version: core.config.version, retryDelaysMs: settings.retryDelaysMs, intervalMs: settings.intervalMs, batchSize: settings.batchSize,
+      batchPauseMs: settings.batchPauseMs, busy: () => activity.busy() },
   );
+  // Rows queued by this process's outbox projection leave now, not at the next interval (other
+  // instances' rows wait for it): "after commit, within a minute" holds whatever VIGIL_SIEM_INTERVAL.
+  core.projections.onApplied((step) => {
+    if (step.projections.has(siemProjection.name) && (step.inserted === null || step.inserted.has('siem_outbox'))) siemDeliverer.wake();
+  });
   return {
     siem: new SiemService(core.commands, secretBox, outbox, transport, siemDeliverer, identity.settings, siemChecks, outbox, core.ids),
     siemDeliverer,

@@ -32,6 +32,7 @@ import type { BadgeQueries } from '../../projections/scorecards/badge-queries';
 import type { ScorecardQueries } from '../../projections/scorecards/queries';
 import type { GateService } from '../../application/gate/gate-service';
 import type { VerdictQueries } from '../../projections/gate/verdict-queries';
+import type { DeadlineWatch } from '../../application/triage/deadline-watch';
 import type { ReviewScheduler } from '../../application/triage/review-scheduler';
 import type { TriageService } from '../../application/triage/triage-service';
 import type { FeedSync } from '../../application/enrichment/feed-sync';
@@ -95,6 +96,8 @@ export interface Services {
   triage: TriageService;
   exceptions: ExceptionQueries;
   reviewScheduler: ReviewScheduler;
+  /** The hourly turn of remediation deadlines passing (VGL-SEC-030). */
+  deadlineWatch: DeadlineWatch;
   gate: GateService;
   /** GET /gate/verdicts: the verdict register. */
   verdicts: VerdictQueries;

@@ -23,6 +23,9 @@ export interface EventSource {
   countAfter?(after: Cursor, bound?: number): Promise<number>;
 }
 
+/** What a committed step applied: the projections that took events, and the tables rows were inserted into (null: not known, a step that set events aside). */
+export interface AppliedStep { projections: ReadonlySet<string>; inserted: ReadonlySet<string> | null }
+
 interface CheckpointRow { name: string; commit_id: string; position: number | string }
 
 const cursorOf = (r: CheckpointRow): Cursor => ({ commit: String(r.commit_id), position: Number(r.position) });
@@ -49,6 +52,7 @@ export class ProjectionRunner {
   /** A command appended while a step ran: step again at once instead of sleeping. */
   private nudged = false;
   private readonly waiters: CheckpointWaiters;
+  private readonly appliedListeners: Array<(step: AppliedStep) => void> = [];
 
   constructor(
     private readonly db: Database,
@@ -99,6 +103,8 @@ export class ProjectionRunner {
     // Checkpoint values read under the row locks or written by this step: committed once the
     // transaction is, so they may release read-your-writes waiters after it.
     const committed = new Map<string, Cursor>();
+    const appliedAll = new Set<string>();
+    const inserted = new Set<string>();
     const most = await this.db.knex.transaction(async (trx) => {
       const rows = await this.lockCheckpoints(trx, projections.map((p) => p.name));
       const groups = new Map<string, { from: Cursor; members: Projection[] }>();
@@ -129,10 +135,13 @@ export class ProjectionRunner {
         await writer.flush();
         await this.moveCheckpoints(trx, members, applied, last);
         for (const m of members) committed.set(m.name, last);
+        for (const name of applied) appliedAll.add(name);
+        for (const table of writer.inserted) inserted.add(table);
       }
       return most;
     });
     this.waiters.observe(committed);
+    this.tellApplied({ projections: appliedAll, inserted });
     return most;
   }
 
@@ -143,6 +152,7 @@ export class ProjectionRunner {
    */
   private async stepIsolating(p: Projection): Promise<number> {
     const committed = new Map<string, Cursor>();
+    const appliedAll = new Set<string>();
     const failures: ProjectionFailure[] = [];
     const read = await this.db.knex.transaction(async (trx) => {
       const [row] = await this.lockCheckpoints(trx, [p.name]);
@@ -158,11 +168,14 @@ export class ProjectionRunner {
         for (const { event, error } of failed) failures.push(failureOf(p.name, event, error, at));
         await recordFailures(new RowWriter(trx, this.db.engine), failures);
       }
-      await this.moveCheckpoints(trx, [p], failed.length < mine.length ? [p.name] : [], last);
+      const applied = failed.length < mine.length ? [p.name] : [];
+      await this.moveCheckpoints(trx, [p], applied, last);
       committed.set(p.name, last);
+      for (const name of applied) appliedAll.add(name);
       return events.length;
     });
     this.waiters.observe(committed);
+    this.tellApplied({ projections: appliedAll, inserted: null });
     for (const f of failures) this.options.onFailure?.(f);
     return read;
   }
@@ -263,6 +276,27 @@ export class ProjectionRunner {
     this.running = false;
     this.wake?.();
     await this.loop;
+  }
+
+  /**
+   * Hears, after each commit of this process's steps, the projections that applied events in it
+   * (their tables changed): an in-process signal for work that follows a read model, such as the
+   * SIEM deliverer after the outbox projection queued rows. Other instances do not hear it; their
+   * loops keep their own intervals.
+   */
+  onApplied(listener: (step: AppliedStep) => void): void {
+    this.appliedListeners.push(listener);
+  }
+
+  private tellApplied(step: AppliedStep): void {
+    if (step.projections.size === 0) return;
+    for (const listener of this.appliedListeners) {
+      try {
+        listener(step);
+      } catch (error) {
+        this.options.onError?.(error as Error, [...step.projections].join(','));
+      }
+    }
   }
 
   /** Nudges the live loop: a command just appended. */

@@ -26,12 +26,15 @@ const CHUNK = 500;
 export class RowWriter {
   private readonly tables = new Map<string, TableBuffer>();
   private seq = 0;
+  /** Tables this writer inserted rows into (a step's listeners hear which, after its commit). */
+  readonly inserted = new Set<string>();
 
   constructor(readonly trx: Knex.Transaction, readonly engine: Engine) {}
 
   insert(table: string, row: Row, key: readonly string[] | null = ['id']): void {
     const buffer = this.buffer(table, key, false);
     buffer.rows.set(key ? keyOf(row, key) : `#${this.seq++}`, row);
+    this.inserted.add(table);
   }
 
   /** Insert or replace by key (settings, last-known values). */

@@ -63,14 +63,22 @@ export async function udpReceiver(): Promise<Received> {
   };
 }
 
-export interface WebhookReceiver { requests: Array<{ headers: http.IncomingHttpHeaders; body: string }>; url: string; status: number; redirect: string | null; close(): Promise<void> }
+/**
+ * `hold`: a stalled collector: requests are read but neither taken (not in `requests`) nor answered
+ * while it is set; `held` counts them.
+ */
+export interface WebhookReceiver { requests: Array<{ headers: http.IncomingHttpHeaders; body: string }>; url: string; status: number; redirect: string | null; hold: boolean; held: number; close(): Promise<void> }
 
 export async function webhookReceiver(options: { tls?: { key: string; cert: string } } = {}): Promise<WebhookReceiver> {
-  const state: WebhookReceiver = { requests: [], url: '', status: 200, redirect: null, close: async () => undefined };
+  const state: WebhookReceiver = { requests: [], url: '', status: 200, redirect: null, hold: false, held: 0, close: async () => undefined };
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
+      if (state.hold) {
+        state.held += 1;
+        return;
+      }
       state.requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       if (state.redirect) res.writeHead(307, { location: state.redirect }).end();
       else res.writeHead(state.status).end();

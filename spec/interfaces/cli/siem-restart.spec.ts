@@ -69,21 +69,25 @@ describe('SIEM outbox across a Vigil killed with SIGKILL (child process, Postgre
   };
 
   it('[S2.6-02] [S2.6-03] an event committed but not sent when the process is killed is sent after the restart, with its externalId', async () => {
-    // A long interval: after its first (empty) turn the deliverer sleeps, so nothing leaves before the kill.
+    // A long interval: after its first (empty) turn only a commit of this process wakes the deliverer.
     await startChild('1h');
     const token = (await call('POST', '/auth/sign-in', null, ADMIN)).body.token as string;
     expect((await call('PATCH', '/settings', token, { siem_allow_private_destination: true })).status).to.equal(200);
     expect((await call('PUT', '/siem/config', token, { enabled: true, protocol: 'webhook', endpoint: hook.url, minimumSeverity: 'low' })).status).to.equal(200);
     const test = await call('POST', '/siem/test', token);
     expect(test.body, JSON.stringify(test.body)).to.include({ arrived: true }); // HTTPS with the test CA, hostname localhost verified
+    // The collector stalls: the commit wakes the deliverer at once, and its sending hangs unanswered.
+    hook.hold = true;
     const created = await call('POST', '/accounts', token, { username: 'restart-bob', displayName: 'Bob', password: 'a-long-enough-password', roles: ['reader'] });
     expect(created.status).to.equal(201);
     const row = await database.db.knex('siem_outbox').where({ signature: 'VGL-SEC-010', target: `account:${created.body.id}` }).first();
     expect(row, 'queued in the commit').to.not.equal(undefined);
+    await until(() => hook.held > 0, 30_000);
     expect(await database.db.knex('siem_deliveries').where({ event_id: row.event_id }).first(), 'not sent yet').to.equal(undefined);
     child!.kill('SIGKILL');
     await new Promise((resolve) => child!.once('exit', resolve));
     expect(hook.requests.some((r) => r.body.includes(row.event_id))).to.equal(false);
+    hook.hold = false;
 
     await startChild('1s');
     // The killed instance's delivery lease lapses first (LEASE_MS, 30 s).

@@ -222,7 +222,7 @@ describe('Scans: requests, GET /scans, the built-in worker (spec 1 §2.2, §3.1,
       expect(await v.services.scanWorker.runOnce(), 'a failed scan is never claimed again').to.deep.equal([]);
     });
 
-    it('[S1.3.1-11] [S1.3.1-13] [S1.3.1-15] [S1.2.2-07] a permanent failure fails the scan at once with its reason on the scan, audited AGENT_SCAN_FAILED', async () => {
+    it('[S1.3.1-11] [S1.3.1-13] [S1.3.1-15] [S1.2.2-07] [S1.6-07] a permanent failure fails the scan at once with its reason on the scan, audited AGENT_SCAN_FAILED (no SIEM event)', async () => {
       const repo = await repository();
       const scan = await requestScan(repo);
       executor.throws(new ScanFailure('permanent', "fatal: Remote branch 'main' not found in upstream origin"));
@@ -232,6 +232,12 @@ describe('Scans: requests, GET /scans, the built-in worker (spec 1 §2.2, §3.1,
       const event = await v.database.db.knex('events').where({ stream_id: `scan-${scan.id}`, type: 'ScanFailed' }).first();
       expect(JSON.parse(event.data)).to.include({ audit: 'AGENT_SCAN_FAILED', kind: 'permanent' });
       expect(await v.database.db.knex('audit_log').where({ event_id: event.event_id, type: 'ScanFailed' }).first()).to.not.equal(undefined);
+      // [S1.6-07] the audit log names it AGENT_SCAN_FAILED, and no SIEM event is queued for it
+      const listed = await v.request('GET', '/audit-log?operation=AGENT_SCAN_FAILED&limit=500', { token: await v.signIn() });
+      expect(listed.status).to.equal(200);
+      const entry = listed.body.find((e: { eventId?: string; type: string; target: string }) => e.type === 'ScanFailed' && e.target === `scan-${scan.id}`);
+      expect(entry, JSON.stringify(listed.body).slice(0, 500)).to.include({ operation: 'AGENT_SCAN_FAILED' });
+      expect(await v.database.db.knex('siem_outbox').where({ event_id: event.event_id }).first()).to.equal(undefined);
       // A failed scan no longer waits: a new request is accepted.
       await requestScan(repo);
     });

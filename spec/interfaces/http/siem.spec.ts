@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { ManualClock } from '../../../application/ports/clock';
 import { startVigil, RunningVigil } from '../../support/vigil';
-import { octetFrames, tcpReceiver, testCertificates, udpReceiver, webhookReceiver } from '../../support/siem-receivers';
+import { octetFrames, tcpReceiver, testCertificates, udpReceiver, until, webhookReceiver } from '../../support/siem-receivers';
 
 const KEY = randomBytes(32).toString('base64');
 const SECRET = 'Bearer siem-token-do-not-leak-7f3a';
@@ -332,6 +332,33 @@ describe('SIEM outbox on MariaDB (the outbox and delivery SQL on the other engin
     } finally {
       await tcp.close();
       await v!.stop();
+    }
+  });
+});
+
+describe('SIEM deliverer woken by the outbox projection (spec 2 §6: after commit, within a minute)', function () {
+  this.timeout(120_000);
+  it('[S2.6-02] an event reaches the collector without waiting for VIGIL_SIEM_INTERVAL (1 h here): the commit wakes the deliverer', async () => {
+    const v = await startVigil({ env: { VIGIL_SIEM_INTERVAL: '1h', VIGIL_SIEM_HOSTNAME: 'vigil-test' } });
+    const tcp = await tcpReceiver();
+    try {
+      const admin = await v.signIn();
+      await v.request('PATCH', '/settings', { token: admin, body: { siem_allow_private_destination: true } });
+      v.services.siemDeliverer.start();
+      // Its first turn runs at start; the next timed one is an hour away.
+      await until(async () => (await v.database.db.knex('background_leases').where({ name: 'siem-deliverer' }).first()) !== undefined);
+      expect((await v.request('PUT', '/siem/config', { token: admin, body: { enabled: true, protocol: 'syslog_tcp', endpoint: tcp.endpoint, minimumSeverity: 'low' } })).status).to.equal(200);
+      const created = await v.request('POST', '/accounts', { token: admin, body: { username: 'woken-carol', displayName: 'Carol', password: 'a-long-enough-password', roles: ['reader'] } });
+      expect(created.status).to.equal(201);
+      const row = await v.database.db.knex('siem_outbox').where({ signature: 'VGL-SEC-010', target: `account:${created.body.id}` }).first();
+      // The spec's bound (a minute) as the wait: far below the hour after which the interval would have sent it.
+      const frame = await until(() => tcp.frames.find((f) => f.includes(`externalId=${row.event_id}`)), 60_000);
+      expect(frame).to.contain(' VGL-SEC-010 - CEF:0|Vigil|Vigil|');
+      await until(async () => (await v.database.db.knex('siem_deliveries').where({ event_id: row.event_id }).first())?.status === 'delivered');
+    } finally {
+      await v.services.siemDeliverer.stop();
+      await tcp.close();
+      await v.stop();
     }
   });
 });

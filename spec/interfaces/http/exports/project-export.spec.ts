@@ -4,6 +4,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { requireCorpus } from '../../../support/corpus';
 import { buildWorld, ExportWorld, fetchBytes, verifyWithOpenssl } from './world';
+import { tcpReceiver, until } from '../../../support/siem-receivers';
 
 describe('project export vigil-project-export 1.1 (spec 2 §2.6, §9) @db', function () {
   this.timeout(120_000);
@@ -44,6 +45,25 @@ describe('project export vigil-project-export 1.1 (spec 2 §2.6, §9) @db', func
     expect(last.targets).to.deep.equal([{ kind: 'repository', id: w.repo }, { kind: 'repository', id: w.other }]);
     const audit = await w.v.database.db.knex('audit_log').where({ stream_id: `project-exports-${w.projectId}` });
     expect(audit.length).to.equal(events.length);
+  });
+
+  it('[S2.6-64] VGL-SEC-032: the download is queued in the SIEM outbox and reaches the collector, the SHA-256 first in msg', async () => {
+    const tcp = await tcpReceiver();
+    try {
+      expect((await w.v.request('PATCH', '/settings', { token: w.admin, body: { siem_allow_private_destination: true } })).status).to.equal(200);
+      expect((await w.v.request('PUT', '/siem/config', { token: w.admin, body: { enabled: true, protocol: 'syslog_tcp', endpoint: tcp.endpoint, minimumSeverity: 'low' } })).status).to.equal(200);
+      const answer = await fetchBytes(w.v, `/projects/${w.projectId}/export`, w.admin);
+      const sha256 = createHash('sha256').update(answer.bytes).digest('hex');
+      const row = await w.v.database.db.knex('siem_outbox').where({ signature: 'VGL-SEC-032' }).orderBy('position', 'desc').first();
+      expect(row).to.include({ severity: 4, act: 'PROJECT_EXPORTED', target: `project:${w.projectId}` });
+      await w.v.services.siemDeliverer.drain();
+      const frame = await until(() => tcp.frames.find((f) => f.includes(`externalId=${row.event_id}`)));
+      expect(frame).to.contain(`|VGL-SEC-032|Project export left the platform|4|`);
+      expect(frame).to.contain(` msg=${sha256} project ${w.projectId} `);
+    } finally {
+      await w.v.request('PUT', '/siem/config', { token: w.admin, body: { enabled: false, protocol: 'syslog_tcp', endpoint: tcp.endpoint } });
+      await tcp.close();
+    }
   });
 
   it('somebody who sees only some targets of the project, or nothing of it, is answered 404 and nothing is written', async () => {
