@@ -75,6 +75,8 @@ export class EvidenceService {
       addSigned(`sbom/${target.kind}-${target.id}.cdx.json`, await sign(await this.exports.document(principal, target.kind, target.id, 'cyclonedx-sbom', asOf)));
     }
     const issueStreams = (await this.reads.issueKeys(projectExport.targets)).map((k) => streams.issue(k));
+    // Not in time (a projection far behind, past the read-your-writes timeout): the extract is what the chain holds.
+    await this.audit.settle();
     const entries = await this.audit.entries([streams.project(projectId), ...projectExport.targets.map((t) => streams.target(t.kind, t.id)), ...issueStreams], instant);
     add('audit/audit-log.jsonl', Buffer.from(entries.map((e) => JSON.stringify(e)).join('\n') + (entries.length ? '\n' : ''), 'utf8'));
     // The head as it stood at the instant: the newest entry decided at or before it, so the extract can be checked against it.

@@ -3,7 +3,12 @@ import { Database } from '../../infrastructure/db/database';
 
 /** The audit entries of some streams for an evidence bundle, in chain order, and the chain's head, both as of an instant (audit_log, projections/audit). */
 export class SqlAuditExtract implements AuditExtract {
-  constructor(private readonly db: Database) {}
+  /** `caughtUp` waits until the audit projection holds every event appended so far (false: it did not in time). */
+  constructor(private readonly db: Database, private readonly caughtUp: () => Promise<boolean> = async () => true) {}
+
+  async settle(): Promise<boolean> {
+    return this.caughtUp();
+  }
 
   // `at` is the event's metadata.at as stored (ISO 8601 UTC, milliseconds): compared as text, in instant order.
   async entries(streams: readonly string[], upTo: string) {
