@@ -33,12 +33,19 @@ export class EvidenceService {
     private readonly spools: ByteSpools,
   ) {}
 
-  async generate(principal: Principal, ctx: RequestContext, projectId: number, key: PlatformKey, brand: { name: string; version: string }) {
+  /**
+   * A bundle answering for `asOf` (null: now). Every document is folded from the log up to the instant,
+   * the audit extract holds the entries decided at or before it and the chain head is the entry that
+   * was newest then; nothing in it depends on when it is generated (the manifest records the instant,
+   * zip entries are dated by it, signatures are deterministic), so the same as_of gives the same zip.
+   */
+  async generate(principal: Principal, ctx: RequestContext, projectId: number, key: PlatformKey, brand: { name: string; version: string }, requested: Date | null = null) {
     const project = await this.reads.project(principal, projectId);
     if (!project.whole) throw refuse.notFound(`No project ${projectId} is visible to you.`);
-    await this.store.purgeExpired(ctx.now.toISOString());
+    if (requested && requested.getTime() > ctx.now.getTime()) throw refuse.invalid(`as_of ${requested.toISOString()} is in the future; the log cannot answer for it yet.`);
     // Every document answers for the same instant: the bundle is one picture.
-    const asOf = new Date(ctx.now.getTime());
+    const asOf = new Date((requested ?? ctx.now).getTime());
+    const instant = asOf.toISOString();
     const files: Array<{ path: string; bytes: Buffer }> = [];
     const add = (path: string, bytes: Buffer) => files.push({ path, bytes });
     // Each document is signed through a spool and taken whole: the zip is made in memory (it is stored whole in evidence_bundles).
@@ -68,13 +75,17 @@ export class EvidenceService {
       addSigned(`sbom/${target.kind}-${target.id}.cdx.json`, await sign(await this.exports.document(principal, target.kind, target.id, 'cyclonedx-sbom', asOf)));
     }
     const issueStreams = (await this.reads.issueKeys(projectExport.targets)).map((k) => streams.issue(k));
-    const entries = await this.audit.entries([streams.project(projectId), ...projectExport.targets.map((t) => streams.target(t.kind, t.id)), ...issueStreams]);
+    // Not in time (a projection far behind, past the read-your-writes timeout): the extract is what the chain holds.
+    await this.audit.settle();
+    const entries = await this.audit.entries([streams.project(projectId), ...projectExport.targets.map((t) => streams.target(t.kind, t.id)), ...issueStreams], instant);
     add('audit/audit-log.jsonl', Buffer.from(entries.map((e) => JSON.stringify(e)).join('\n') + (entries.length ? '\n' : ''), 'utf8'));
-    const head = await this.audit.head();
-    add('audit/chain-head.json', Buffer.from(JSON.stringify({ head, verification: 'GET /api/v1/audit-log/verification recomputes the chain from the event log' }), 'utf8'));
+    // The head as it stood at the instant: the newest entry decided at or before it, so the extract can be checked against it.
+    const head = await this.audit.head(instant);
+    add('audit/chain-head.json', Buffer.from(JSON.stringify({ asOf: instant, head, verification: 'GET /api/v1/audit-log/verification recomputes the chain from the event log' }), 'utf8'));
     add('public-key.pem', Buffer.from(key.publicKeyPem, 'utf8'));
     const manifest = Buffer.from(JSON.stringify({
-      bundle: { project: { id: project.id, name: project.name }, asOf: asOf.toISOString(), generator: brand, signingKey: { algorithm: 'ECDSA-P256-SHA256', fingerprint: key.fingerprint } },
+      // The project's name as of the instant (the project export's scope), not today's.
+      bundle: { project: { id: project.id, name: projectExport.scope.name }, asOf: instant, generator: brand, signingKey: { algorithm: 'ECDSA-P256-SHA256', fingerprint: key.fingerprint } },
       chainHead: head,
       omitted,
       files: files.map((f) => ({ path: f.path, sha256: sha256(f.bytes), size: f.bytes.length })),
@@ -84,12 +95,15 @@ export class EvidenceService {
     add('manifest.json', manifest);
     add('manifest.json.sig', signer.sign());
     const content = await this.zip.zip(files, asOf);
+    // Housekeeping only once the bundle could be made: a refused request changes nothing.
+    await this.store.purgeExpired(ctx.now.toISOString());
     const id = await this.ids.next('evidence_bundle');
-    const expiresAt = new Date(asOf.getTime() + (await this.retentionDays()) * DAY).toISOString();
-    const record: EvidenceRecord = { id, projectId, accountId: principal.accountId, createdAt: asOf.toISOString(), expiresAt, sha256: sha256(content), size: content.length, manifest: manifest.toString('utf8'), purgedAt: null };
+    // Kept from when it was generated, whatever instant it answers for.
+    const expiresAt = new Date(ctx.now.getTime() + (await this.retentionDays()) * DAY).toISOString();
+    const record: EvidenceRecord = { id, projectId, accountId: principal.accountId, createdAt: ctx.now.toISOString(), expiresAt, sha256: sha256(content), size: content.length, manifest: manifest.toString('utf8'), purgedAt: null };
     const generated: EvidenceBundleGenerated = {
       type: 'EvidenceBundleGenerated',
-      data: { id, projectId, sha256: record.sha256, size: record.size, asOf: record.createdAt, expiresAt, files: files.length, account: principal.accountId },
+      data: { id, projectId, sha256: record.sha256, size: record.size, asOf: instant, expiresAt, files: files.length, account: principal.accountId },
     };
     await this.commands.appendAll([{ stream: streams.evidenceBundle(id), events: [generated], expectedRevision: 'no_stream' }], ctx);
     await this.store.save(record, content);
@@ -123,4 +137,6 @@ export class EvidenceService {
   }
 }
 
-const view = (r: EvidenceRecord) => ({ id: r.id, projectId: r.projectId, accountId: r.accountId, createdAt: r.createdAt, expiresAt: r.expiresAt, sha256: r.sha256, size: r.size, purgedAt: r.purgedAt, available: r.purgedAt === null });
+/** The instant a bundle answers for, from its stored manifest. */
+const asOfOf = (r: EvidenceRecord): string => { try { return JSON.parse(r.manifest).bundle.asOf; } catch { return r.createdAt; } };
+const view = (r: EvidenceRecord) => ({ id: r.id, projectId: r.projectId, accountId: r.accountId, createdAt: r.createdAt, asOf: asOfOf(r), expiresAt: r.expiresAt, sha256: r.sha256, size: r.size, purgedAt: r.purgedAt, available: r.purgedAt === null });

@@ -57,10 +57,17 @@ export interface EvidenceStore {
   purgeExpired(now: string): Promise<number>;
 }
 
-/** The audit chain's entries of some streams, and its head (projections/audit). */
+/** The audit chain's entries of some streams, and its head, as they stood at an instant (projections/audit). */
 export interface AuditExtract {
-  entries(streams: readonly string[]): Promise<Array<Record<string, unknown>>>;
-  head(): Promise<{ seq: number; hash: string; at: string } | null>;
+  /**
+   * Waits until the chain holds every event appended so far: the audit projection follows the log, and
+   * a bundle as of a recent instant must not miss entries it has not taken yet. False: not in time.
+   */
+  settle(): Promise<boolean>;
+  /** The entries of these streams decided at or before `upTo` (ISO instant), in chain order. */
+  entries(streams: readonly string[], upTo: string): Promise<Array<Record<string, unknown>>>;
+  /** The newest entry decided at or before `upTo`: the chain's head then. */
+  head(upTo: string): Promise<{ seq: number; hash: string; at: string } | null>;
 }
 
 export interface ZipWriter {

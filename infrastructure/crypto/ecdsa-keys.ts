@@ -1,7 +1,11 @@
-import { createHash, createPrivateKey, createPublicKey, createSign, generateKeyPairSync, KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import type { DocumentSigner, PlatformKey, SigningKeyMaterial } from '../../application/ports/signing';
+import { deterministicDerSignature } from './deterministic-ecdsa';
 
-/** ECDSA P-256 with node:crypto: no library, the signature in DER as OpenSSL writes and reads it. */
+/**
+ * ECDSA P-256 with node:crypto: no library, the signature in DER as OpenSSL writes and reads it, its
+ * nonce derived as RFC 6979 says (deterministic-ecdsa.ts): the same bytes always get the same signature.
+ */
 export class EcdsaKeyMaterial implements SigningKeyMaterial {
   generate(): string {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
@@ -19,17 +23,23 @@ class EcdsaPlatformKey implements PlatformKey {
   readonly publicKeyPem: string;
   readonly fingerprint: string;
 
-  constructor(private readonly key: KeyObject) {
+  /** The private scalar (32 bytes), for the deterministic nonce. */
+  private readonly scalar: Buffer;
+
+  constructor(key: KeyObject) {
+    const d = key.export({ format: 'jwk' }).d;
+    if (!d) throw new Error('The platform key has no private scalar.');
+    this.scalar = Buffer.from(d, 'base64url');
     const pub = createPublicKey(key);
     this.publicKeyPem = pub.export({ format: 'pem', type: 'spki' }).toString();
     this.fingerprint = createHash('sha256').update(pub.export({ format: 'der', type: 'spki' })).digest('hex');
   }
 
   signer(): DocumentSigner {
-    const sign = createSign('sha256');
+    const hash = createHash('sha256');
     return {
-      update: (chunk) => { sign.update(chunk); },
-      sign: () => sign.sign({ key: this.key, dsaEncoding: 'der' }),
+      update: (chunk) => { hash.update(chunk); },
+      sign: () => deterministicDerSignature(this.scalar, hash.digest()),
     };
   }
 }

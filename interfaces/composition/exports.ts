@@ -24,10 +24,12 @@ export function composeExports(core: Core, identity: IdentityContext, targets: T
   const exports = new ExportService(reads, core.store, core.clock, {
     author: config.exports.vexAuthor, brand: config.brandName, version: config.version, publicUrl: config.publicUrl ? config.publicUrl.replace(/\/+$/, '') : null,
   });
+  // The audit chain takes every event: a type no projection names is awaited by exactly those taking all (the chain among them).
+  const auditExtract = new SqlAuditExtract(core.db, async () => core.projections.waitFor(await core.store.head(), ['vigil:every-event'], config.readYourWritesTimeoutMs));
   // Documents past 1 MB wait for sending in a file of the temporary directory (TMPDIR), not in memory (ADR 0016).
   const exportSpools = new FileByteSpools();
   return { platformKeys, exports, exportSpools, issueAsOf: new IssueAsOfQueries(backlog.backlogQueries, core.store, (generation, cves) => epssScoresOf(core.db, generation, cves), remediationWindowsOf), vexIngest: new VexIngestService(reads, backlog.triage),
-    evidence: new EvidenceService(exports, reads, new SqlAuditExtract(core.db), new SqlEvidenceStore(core.db), new YazlZipWriter(), core.commands, core.ids,
+    evidence: new EvidenceService(exports, reads, auditExtract, new SqlEvidenceStore(core.db), new YazlZipWriter(), core.commands, core.ids,
       () => identity.settings.get<number>('evidence_retention_days'), exportSpools),
   };
 }

@@ -89,7 +89,7 @@ const agentRow = open('An agent as GET /admin/agents lists it', { agentId: int, 
 const siemConfig = open('The SIEM export configuration; the Authorization value is never answered, only whether one is stored', {
   enabled: bool, protocol: { type: 'string', enum: ['webhook', 'syslog_udp', 'syslog_tcp', 'syslog_tls'] }, endpoint: str, minimumSeverity: { type: 'string', enum: ['low', 'medium', 'high', 'critical'] },
 });
-const evidenceBundle = open('An evidence bundle: its id, digest, size and expiry (docs/exports.md)', { id: int, sha256, createdAt: time });
+const evidenceBundle = open('An evidence bundle: its id, digest, size, expiry and the instant it answers for (docs/exports.md)', { id: int, sha256, createdAt: time, asOf: time });
 const ANSWERS_OF_LATER_ISSUES: Record<string, Record<number, Schema>> = {
   'get /agent/jobs': { 200: open('Claimed jobs (possibly none) and the limit in force', { jobs: list(agentJob), maxConcurrent: int }) },
   'post /agent/jobs/{id}/lease': { 200: open('The renewed lease', { leaseExpiresAt: time }) },

@@ -123,12 +123,14 @@ export function exportRoutes(s: Services): RouteDef[] {
     },
     {
       method: 'post', path: '/projects/{id}/evidence-bundles', tag: 'Exports', auth: { scope: 'read' },
-      summary: "Generate an evidence bundle for a project's auditors: one zip of its VEX documents, its targets' SBOMs, the project export, the audit-log entries of its targets with the chain head, each with its signature, and a signed manifest of SHA-256 digests; kept evidence_retention_days",
+      summary: "Generate an evidence bundle for a project's auditors: one zip of its VEX documents, its targets' SBOMs, the project export, the audit-log entries of its targets with the chain head, each with its signature, and a signed manifest of SHA-256 digests; kept evidence_retention_days. as_of answers for that instant (documents, audit extract and chain head as they stood then): the same as_of gives the same zip, byte for byte",
       params: Type.Object({ id: RowId() }),
-      responses: { 201: { description: '{id, projectId, createdAt, expiresAt, sha256, size, available}' }, 404: { description: 'Unknown, or not seen whole' }, 409: { description: 'Nothing can be signed (no ENCRYPTION_KEY)' } },
+      query: Type.Object({ as_of: AsOfSchema }),
+      responses: { 201: { description: '{id, projectId, createdAt, asOf, expiresAt, sha256, size, available}' }, 400: { description: 'as_of malformed or still to come' }, 404: { description: 'Unknown, not seen whole, or not created by as_of' }, 409: { description: 'Nothing can be signed (no ENCRYPTION_KEY)' } },
       handler: async (req: VigilRequest, res: Response) => {
+        const asOf = parseAsOf(req.query.as_of);
         const key = await s.platformKeys.current();
-        const { exportSha256: _sha, exportTargets: _targets, ...bundle } = await s.evidence.generate(req.principal!, req.ctx!, Number(req.params.id), key, { name: s.config.brandName, version: s.config.version });
+        const { exportSha256: _sha, exportTargets: _targets, ...bundle } = await s.evidence.generate(req.principal!, req.ctx!, Number(req.params.id), key, { name: s.config.brandName, version: s.config.version }, asOf);
         res.status(201);
         return bundle;
       },

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
+import unzipper from 'unzipper';
 import { engineAvailable, TestEngine } from '../../../support/databases';
 import { requireCorpus } from '../../../support/corpus';
 import { expectValid } from '../../../support/export-schemas';
@@ -39,6 +40,28 @@ for (const engine of ['postgres', 'mysql'] as TestEngine[]) {
       expect(bundle.status, bundle.text).to.equal(201);
       const zip = await fetchBytes(v.v, `/projects/${v.projectId}/evidence-bundles/${bundle.body.id}`, v.admin);
       expect(sha(zip.bytes)).to.equal(bundle.body.sha256);
+    });
+
+    it('an evidence bundle as of T: the same SHA-256 twice, a decision after T out of its audit extract', async () => {
+      const v = w!;
+      const T = v.clock.now().toISOString();
+      v.clock.advance(60_000);
+      expect((await v.v.request('POST', `/issues/${v.issues.affected}/triage`, { token: v.admin, body: { status: 'will_not_fix', expires_in_days: 30 } })).status).to.equal(200);
+      v.clock.advance(60_000);
+      const first = await v.v.request('POST', `/projects/${v.projectId}/evidence-bundles?as_of=${encodeURIComponent(T)}`, { token: v.admin });
+      expect(first.status, first.text).to.equal(201);
+      const second = await v.v.request('POST', `/projects/${v.projectId}/evidence-bundles?as_of=${encodeURIComponent(T)}`, { token: v.admin });
+      expect(second.body.sha256).to.equal(first.body.sha256);
+      const zip = await fetchBytes(v.v, `/projects/${v.projectId}/evidence-bundles/${first.body.id}`, v.admin);
+      expect(sha(zip.bytes)).to.equal(first.body.sha256);
+      const files = new Map<string, Buffer>();
+      for (const entry of (await unzipper.Open.buffer(zip.bytes)).files) files.set(entry.path, await entry.buffer());
+      const extract = files.get('audit/audit-log.jsonl')!.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(extract.length).to.be.greaterThan(0);
+      for (const e of extract) expect(e.at <= T, `entry ${e.seq} at ${e.at}`).to.equal(true);
+      const head = JSON.parse(files.get('audit/chain-head.json')!.toString('utf8')).head;
+      expect(head.at <= T).to.equal(true);
+      expect(head.seq).to.be.at.least(Math.max(...extract.map((e) => e.seq)));
     });
   });
 }
