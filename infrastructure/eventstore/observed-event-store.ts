@@ -12,7 +12,9 @@ export interface AppendObserver {
  * the store itself, not from this wrapper.
  */
 export class ObservedEventStore implements EventStore {
-  constructor(private readonly inner: EventStore, private readonly observer: AppendObserver) {}
+  constructor(private readonly inner: EventStore, private readonly observer: AppendObserver) {
+    if (inner.readStreams) this.readStreams = (names) => inner.readStreams!(names);
+  }
 
   append(stream: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
     return this.observe('append', events, () => this.inner.append(stream, events, expectedRevision));
@@ -25,6 +27,9 @@ export class ObservedEventStore implements EventStore {
   readStream<T = unknown>(stream: string): Promise<RecordedEvent<T>[]> {
     return this.inner.readStream<T>(stream);
   }
+
+  /** Present when the inner store reads several streams in one query (claims and exports fold many at once). */
+  readonly readStreams?: (names: readonly string[]) => Promise<Map<string, RecordedEvent[]>>;
 
   /** Extra arguments (the SQL store's transaction) pass through: a projection runner may read through this wrapper too. */
   readAll(after: Cursor, limit: number, ...rest: unknown[]): Promise<RecordedEvent[]> {

@@ -41,6 +41,21 @@ export class ScanTargetLookup implements TargetLookup {
     return row ? { kind, id, image: row.image } : null;
   }
 
+  async scanTargets(refs: ReadonlyArray<{ kind: TargetKind; id: number }>): Promise<Map<string, ScanTarget>> {
+    const found = new Map<string, ScanTarget>();
+    const repos = refs.filter((r) => r.kind === 'repository').map((r) => r.id);
+    const images = refs.filter((r) => r.kind === 'container').map((r) => r.id);
+    if (repos.length) {
+      const rows: Array<{ id: number; url: string; branch: string; sub_path: string }> = await this.db.knex('repositories').whereIn('id', repos).select('id', 'url', 'branch', 'sub_path');
+      for (const row of rows) found.set(`repository:${Number(row.id)}`, { kind: 'repository', id: Number(row.id), url: row.url, branch: row.branch, subPath: row.sub_path });
+    }
+    if (images.length) {
+      const rows: Array<{ id: number; image: string }> = await this.db.knex('containers').whereIn('id', images).select('id', 'image');
+      for (const row of rows) found.set(`container:${Number(row.id)}`, { kind: 'container', id: Number(row.id), image: row.image });
+    }
+    return found;
+  }
+
   async credentialed(repositoryIds: readonly number[]): Promise<ReadonlySet<number>> {
     if (repositoryIds.length === 0) return new Set();
     const rows: Array<{ id: number }> = await this.db.knex('repositories').whereIn('id', [...repositoryIds]).whereNotNull('credential_id').select('id');
