@@ -198,16 +198,16 @@ export class AgentService {
     const report = readResult(body);
     await this.attested(ctx, agent, 'result', scanId, report.attempt, body, signature);
     await this.contacts.touch(agentId, ctx.now, ctx.address ?? null);
-    const outcome = await this.reports.run(async () => this.lifecycle.complete(await this.heldClaim(agentId, scanId, report.attempt, 'result'), report.result));
+    // AGENT_RESULT_SUBMITTED is a decision of the result's own unit of work: appended in the commit
+    // that records ScanCompleted and the backlog's changes, or not at all (EVENT-SOURCING.md).
+    const acceptedAt = this.clock.now().toISOString();
+    const submitted: AgentResultSubmitted = { type: 'AgentResultSubmitted', data: {
+      agentId, scanId, attempt: report.attempt, acceptedAt, audit: 'AGENT_RESULT_SUBMITTED',
+      description: `Agent ${agentId} submitted the result of scan ${scanId}, attempt ${report.attempt}; accepted at ${acceptedAt}.`,
+    } };
+    const alongside = [{ stream: streams.agentReports, expectedRevision: 'any' as const, events: [submitted] }];
+    const outcome = await this.reports.run(async () => this.lifecycle.complete(await this.heldClaim(agentId, scanId, report.attempt, 'result'), report.result, { alongside }));
     if (outcome === 'refused') throw refuse.conflict(`Scan ${scanId} no longer runs attempt ${report.attempt}: the result is stale.`);
-    if (outcome === 'completed') {
-      const acceptedAt = this.clock.now().toISOString();
-      const submitted: AgentResultSubmitted = { type: 'AgentResultSubmitted', data: {
-        agentId, scanId, attempt: report.attempt, acceptedAt, audit: 'AGENT_RESULT_SUBMITTED',
-        description: `Agent ${agentId} submitted the result of scan ${scanId}, attempt ${report.attempt}; accepted at ${acceptedAt}.`,
-      } };
-      await this.commands.appendAll([{ stream: streams.agentReports, expectedRevision: 'any', events: [submitted] }], ctx);
-    }
     return { id: scanId, attempt: report.attempt, outcome };
   }
 

@@ -5,7 +5,7 @@ import { CompleteScan, FailureKind, LEASE_MS, leaseExpiry, scanDecider, ScanEven
 import { waitingDecider } from '../../domain/scans/waiting';
 import type { TargetKind } from '../../domain/shared/target-kind';
 import { BacklogService } from '../backlog/backlog-service';
-import { CommandHandler, RequestContext } from '../command-handler';
+import { CommandHandler, RequestContext, StreamDecisions } from '../command-handler';
 import { Clock } from '../ports/clock';
 import { WrongExpectedRevision } from '../ports/event-store';
 import { ArtifactNormaliser, SCAN_STEPS, ScanFailure, ScanResult, ScanTarget } from '../ports/scanning';
@@ -219,9 +219,10 @@ export class ScanLifecycle {
    * form the backlog scope (a step with no finding resolves its open issues, a null or missing step is
    * out of scope and resolves nothing); ScanCompleted is appended in the ingestion's commit. A result
    * the normaliser cannot read is a transient failure; a result for an attempt no longer running is
-   * refused (nothing is ingested).
+   * refused (nothing is ingested). `alongside`: decisions of the caller recorded in the same commit
+   * as the result (appended only when the result is).
    */
-  async complete(claim: ClaimedScan, result: ScanResult): Promise<ReportOutcome> {
+  async complete(claim: ClaimedScan, result: ScanResult, options: { alongside?: StreamDecisions } = {}): Promise<ReportOutcome> {
     if (!this.normaliser) return this.fail(claim, new ScanFailure('transient', 'No artifact normaliser is bound: the result cannot be read.'));
     const normaliser = this.normaliser;
     const { kind: targetKind, id: targetId } = claim.target;
@@ -259,9 +260,11 @@ export class ScanLifecycle {
     const running = await this.runningAttempt(claim, ctx, command);
     if (!running) return this.discarded(claim);
     try {
-      await this.backlog.ingest(ctx, { targetKind, targetId, toolKeys }, findings, provenance, (outcome) => ({
-        stream: streams.scan(claim.scanId), events: scanDecider.decide({ ...command, outcome }, running.state), expectedRevision: running.revision ?? 'no_stream',
-      }));
+      await this.backlog.ingest(ctx, { targetKind, targetId, toolKeys }, findings, provenance, (outcome, unit) => {
+        // What the caller records with the result (an agent's AGENT_RESULT_SUBMITTED) commits with it or not at all.
+        for (const d of options.alongside ?? []) unit.record(d.stream, d.events, d.expectedRevision);
+        return { stream: streams.scan(claim.scanId), events: scanDecider.decide({ ...command, outcome }, running.state), expectedRevision: running.revision ?? 'no_stream' };
+      });
     } catch (error) {
       // The scan's stream moved under the ingestion: a lapse or a failure report ended the attempt meanwhile.
       if (error instanceof WrongExpectedRevision && !(await this.runningAttempt(claim, ctx, command))) return this.discarded(claim);

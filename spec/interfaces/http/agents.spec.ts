@@ -91,6 +91,9 @@ describe('Agents over HTTP (interfaces/http/routes/agents.ts)', function () {
     expect(submitted.type).to.equal('AgentResultSubmitted');
     expect(submitted.data).to.deep.include({ scanId: first, attempt: 1, audit: 'AGENT_RESULT_SUBMITTED' });
     expect((submitted.data as { description: string }).description).to.contain((submitted.data as { acceptedAt: string }).acceptedAt);
+    // One unit of work: the audit record and the result's ScanCompleted are in one commit (one transaction id).
+    const completed = (await v.services.store.readStream(`scan-${first}`)).find((e) => e.type === 'ScanCompleted')!;
+    expect(String(submitted.cursor.commit), "AGENT_RESULT_SUBMITTED commits with the result").to.equal(String(completed.cursor.commit));
     expect((await client.poll(0, 4)).body.jobs.map((j: { id: number }) => j.id)).to.deep.equal([second]);
     const iso = await client.result(second, 1, { ...result, duration: 'PT1M2.5S' });
     expect(iso.status).to.equal(200);
