@@ -16,9 +16,11 @@ export class ScanLifecycleQueries implements ClaimableScans {
    * The claimable scans of `executor` as a statement built on `q` (the claim's own transaction):
    * `s.id` and `s.attempts` of pending scans due at `now`, oldest due first, none of a target with a
    * scan running, none whose next attempt is reserved, none needing a credential the executor cannot
-   * hold. The lease store runs it inside its reservation (infrastructure/scans/sql-scan-leases.ts).
+   * hold, none whose target requires what the executor does not carry (with `labels`: a pin to
+   * another agent, a label). The lease store runs it inside its reservation
+   * (infrastructure/scans/sql-scan-leases.ts); the probes leave placement out.
    */
-  candidates(q: Knex | Knex.Transaction, executor: Pick<ClaimFilter, 'holdsCredentials'>, now: Date): Knex.QueryBuilder {
+  candidates(q: Knex | Knex.Transaction, executor: Pick<ClaimFilter, 'holdsCredentials'> & Partial<Pick<ClaimFilter, 'labels' | 'agentId'>>, now: Date): Knex.QueryBuilder {
     const query = q('scans as s')
       .leftJoin('scan_leases as l', (j) => { j.on('l.scan_id', '=', 's.id').andOn('l.attempt', '=', q.raw('s.attempts + 1')); })
       .where('s.status', 'pending').where('s.not_before', '<=', now.toISOString()).whereNull('l.scan_id')
@@ -26,6 +28,8 @@ export class ScanLifecycleQueries implements ClaimableScans {
       .whereNotExists(q('scans as r').select(q.raw('1')).whereRaw('r.target_kind = s.target_kind AND r.target_id = s.target_id').where('r.status', 'scanning'))
       .orderBy([{ column: 's.not_before' }, { column: 's.id' }]);
     if (!executor.holdsCredentials) query.where('s.requires_credential', false).whereNotExists(this.targets.namingCredential('s'));
+    // Placement (S1.2.1-20, S1.8.3-42): none of a target pinned to another agent or requiring a label the executor lacks.
+    if (executor.labels !== undefined) query.whereNotExists(this.targets.requirementUnmet('s', { agentId: executor.agentId ?? null, labels: executor.labels }));
     return query;
   }
 

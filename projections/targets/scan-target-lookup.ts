@@ -89,4 +89,16 @@ export class ScanTargetLookup implements TargetLookup {
     const knex = this.db.knex;
     return knex('repositories as c').select(knex.raw('1')).whereRaw(`${scanAlias}.target_kind = 'repository' AND c.id = ${scanAlias}.target_id`).whereNotNull('c.credential_id');
   }
+
+  /**
+   * Correlated sub-query: the target of the scan aliased `scanAlias` requires something the executor
+   * does not carry (target_requirements, v029): pinned to another agent (S1.2.1-20), or a label it
+   * does not answer to. An executor carries `agent:<its id>` (agents only) and `label:<l>` per label.
+   */
+  requirementUnmet(scanAlias: string, executor: { agentId: number | null; labels: readonly string[] }): Knex.QueryBuilder {
+    const knex = this.db.knex;
+    const carried = [...(executor.agentId !== null ? [`agent:${executor.agentId}`] : []), ...executor.labels.map((l) => `label:${l}`)];
+    const q = knex('target_requirements as q').select(knex.raw('1')).whereRaw(`q.target_kind = ${scanAlias}.target_kind AND q.target_id = ${scanAlias}.target_id`);
+    return carried.length ? q.whereNotIn('q.requirement', carried) : q;
+  }
 }
