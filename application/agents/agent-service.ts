@@ -219,10 +219,11 @@ export class AgentService {
     await this.attested(ctx, agent, 'failure', scanId, report.attempt, body, signature);
     await this.contacts.touch(agentId, ctx.now, ctx.address ?? null);
     // The decider writes the reason through failureReason: one line, secrets scrubbed, 1,000 characters (S1.4.7-08).
-    const claim = await this.lifecycle.heldLease(scanId, report.attempt, workerOf(agentId));
-    if (!claim) throw refuse.conflict(`This agent holds no running attempt ${report.attempt} of scan ${scanId}: the failure report is repeated or stale.`);
-    // Its unit of work waits its turn (reports); the wait for the read models after it does not hold a turn.
-    const outcome = await this.lifecycle.fail(claim, { kind: report.kind, reason: report.reason }, { gate: (work) => this.reports.run(work) });
+    const outcome = await this.reports.run(async () => {
+      const claim = await this.lifecycle.heldLease(scanId, report.attempt, workerOf(agentId));
+      if (!claim) throw refuse.conflict(`This agent holds no running attempt ${report.attempt} of scan ${scanId}: the failure report is repeated or stale.`);
+      return this.lifecycle.fail(claim, { kind: report.kind, reason: report.reason });
+    });
     if (outcome === 'refused') throw refuse.conflict(`Scan ${scanId} no longer runs attempt ${report.attempt}: the failure report is stale.`);
     return { id: scanId, attempt: report.attempt, outcome };
   }

@@ -41,9 +41,6 @@ export interface ClaimedScan {
 
 export type ReportOutcome = 'completed' | 'retry' | 'failed' | 'refused';
 
-/** Runs a unit of work when the caller admits it (an agent's reports pass an Admission); the read-model wait stays outside. */
-export type Gate = <T>(work: () => Promise<T>) => Promise<T>;
-
 interface Log {
   info(message: string, meta?: unknown): void;
   warn(message: string, meta?: unknown): void;
@@ -309,12 +306,12 @@ export class ScanLifecycle {
   // ---- failure -----------------------------------------------------------------------------
 
   /** A failure report: permanent fails the scan; transient returns it to pending after its delay while attempts are left. */
-  async fail(claim: Pick<ClaimedScan, 'scanId' | 'attempt' | 'worker'>, failure: { kind: FailureKind; reason: string }, options: { gate?: Gate } = {}): Promise<ReportOutcome> {
+  async fail(claim: Pick<ClaimedScan, 'scanId' | 'attempt' | 'worker'>, failure: { kind: FailureKind; reason: string }): Promise<ReportOutcome> {
     const now = this.clock.now();
     const kind: FailureKind = failure.kind === 'permanent' ? 'permanent' : 'transient'; // a missing kind reads transient (§4.7)
     const outcome = await this.decideFailure(claim.scanId, this.ctx(now, `scan:${claim.scanId}`), (state) => scanDecider.decide({
       type: 'FailScan', worker: claim.worker, attempt: claim.attempt, kind, reason: failure.reason, now, retryDelaysMs: this.settings.retryDelaysMs,
-    }, state), options.gate);
+    }, state));
     if (outcome !== 'refused') {
       await this.leases.release(claim.scanId, claim.attempt);
       this.queue?.changed();
@@ -323,9 +320,8 @@ export class ScanLifecycle {
   }
 
   /** One unit of work: the failure decision, and for a retry the target's waiting reservation when free, with the revisions read. */
-  private async decideFailure(scanId: number, ctx: RequestContext, decide: (state: ScanState) => ScanEvent[], gate: Gate = (work) => work()): Promise<ReportOutcome> {
-    // The unit of work passes the gate; the wait for the read models does not hold it.
-    const { value: decided, committed } = await gate(() => this.commands.transact(ctx, async (unit) => {
+  private async decideFailure(scanId: number, ctx: RequestContext, decide: (state: ScanState) => ScanEvent[]): Promise<ReportOutcome> {
+    const { value: decided } = await this.commands.transact(ctx, async (unit) => {
       const scan = await unit.load(streams.scan(scanId), scanDecider);
       let events: ScanEvent[];
       try {
@@ -342,8 +338,7 @@ export class ScanLifecycle {
         unit.record(streams.scanWaiting(targetKind, targetId), waitingDecider.decide({ type: 'Requeue', targetKind, targetId, scanId }, waiting.state), waiting.revision ?? 'no_stream');
       }
       return first;
-    }, { wait: false }));
-    if (committed) await this.commands.readYourWrites(committed);
+    });
     if (!decided) return 'refused';
     if (decided.type === 'ScanFailed') this.log.info(`Scan ${scanId} failed (${decided.data.kind}): ${decided.data.reason}`);
     return decided.type === 'ScanRetryScheduled' ? 'retry' : 'failed';
