@@ -79,6 +79,7 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     // Each agent's first poll: all fifty arrive in the same instant with sixteen free slots each (800 claims at once, a cold pool).
     const firstWave: number[] = [];
+    const emptyFirst: number[] = [];
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     let overLimit = 0;
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
         const ms = performance.now() - t0;
         if (a.status !== 200) throw new Error(`poll: ${a.status} ${JSON.stringify(a.body)}`);
         if (a.body.jobs.length) (first ? firstWave : latencies).push(ms);
+        else if (first) emptyFirst.push(ms);
         first = false;
         if (process.env.BENCH_TRACE && a.body.jobs.length && ms > 100) console.log(`    slow claiming poll at ${((t0 - begun) / 1000).toFixed(1)} s: ${ms.toFixed(0)} ms, ${a.body.jobs.length} of ${free} slots`);
         if (a.body.jobs.length > free) overLimit++;
@@ -141,6 +143,7 @@ async function main(): Promise<void> {
     console.log(`claimed ${claimedBy.size.toLocaleString('en-US')} scans in ${(busy.wallMs / 1000).toFixed(1)} s (${Math.round(claimedBy.size / (busy.wallMs / 1000))}/s), reported ${reported}; double claims: ${doubles.length}; limit exceeded: ${overLimit} times (highest load seen ${maxHeld} of ${SLOTS})`);
     console.log(`claiming polls after each agent's first: ${sorted.length}, latency p50 ${quantile(sorted, 0.5).toFixed(1)} ms, p99 ${quantile(sorted, 0.99).toFixed(1)} ms (target < 100 ms), max ${sorted.at(-1)!.toFixed(1)} ms`);
     const all = [...sorted, ...wave].sort((a, b) => a - b);
+    if (emptyFirst.length) console.log(`first polls that claimed nothing: ${emptyFirst.length} (after ${Math.min(...emptyFirst).toFixed(0)} to ${Math.max(...emptyFirst).toFixed(0)} ms)`);
     console.log(`the first wave (${wave.length} polls, ${AGENTS * SLOTS} claims at once): p50 ${quantile(wave, 0.5).toFixed(0)} ms, max ${wave.at(-1)!.toFixed(0)} ms; every claiming poll: p50 ${quantile(all, 0.5).toFixed(1)} ms, p99 ${quantile(all, 0.99).toFixed(1)} ms`);
     console.log(`this process's event loop delay while claiming: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms`);
 
