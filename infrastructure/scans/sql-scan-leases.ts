@@ -50,16 +50,36 @@ export class SqlScanLeases implements ScanLeaseStore {
     });
   }
 
+  /**
+   * A statement's snapshot is taken when it starts: a scan whose claim committed just before ours
+   * locked it is no longer locked, so SKIP LOCKED does not skip it, and its lease row then meets the
+   * key (ON CONFLICT DO NOTHING). Under a burst of claims a whole pick can be such rows. So the
+   * statement also answers how many it picked; while some picked rows were taken by others meanwhile
+   * and slots remain, it runs again with a fresh snapshot (a few rounds at most).
+   */
   private async takePostgres(trx: Knex.Transaction, executor: ClaimFilter, now: Date, want: number, leaseExpiresAt: string) {
-    const pick = this.candidates(trx, executor, now).select('s.id', 's.attempts').limit(want).forUpdate('s').skipLocked();
     const at = now.toISOString();
-    const result = await trx.raw(
-      `INSERT INTO scan_leases (scan_id, attempt, worker, claimed_at, lease_expires_at, renewed_at)
-       SELECT c.id, c.attempts + 1, ?, ?, ?, ? FROM ? AS c
-       ON CONFLICT DO NOTHING RETURNING scan_id, attempt`,
-      [executor.worker, at, leaseExpiresAt, at, pick],
-    );
-    return (result.rows as Array<{ scan_id: number; attempt: number }>).map((r) => ({ scanId: Number(r.scan_id), attempt: Number(r.attempt) }));
+    const taken: Array<{ scanId: number; attempt: number }> = [];
+    for (let round = 0; round < 4 && taken.length < want; round++) {
+      const pick = this.candidates(trx, executor, now).select('s.id', 's.attempts').limit(want - taken.length).forUpdate('s').skipLocked();
+      const result = await trx.raw(
+        `WITH pick AS (?),
+         ins AS (
+           INSERT INTO scan_leases (scan_id, attempt, worker, claimed_at, lease_expires_at, renewed_at)
+           SELECT id, attempts + 1, ?, ?, ?, ? FROM pick
+           ON CONFLICT DO NOTHING RETURNING scan_id, attempt
+         )
+         SELECT 'picked' AS what, count(*) AS scan_id, 0 AS attempt FROM pick
+         UNION ALL SELECT 'taken', scan_id, attempt FROM ins`,
+        [pick, executor.worker, at, leaseExpiresAt, at],
+      );
+      const rows = result.rows as Array<{ what: string; scan_id: number; attempt: number }>;
+      const picked = Number(rows.find((r) => r.what === 'picked')?.scan_id ?? 0);
+      const mine = rows.filter((r) => r.what === 'taken').map((r) => ({ scanId: Number(r.scan_id), attempt: Number(r.attempt) }));
+      taken.push(...mine);
+      if (mine.length === picked) break; // nothing lost to a claim committed meanwhile: nothing more to find now
+    }
+    return taken;
   }
 
   /**
