@@ -6,6 +6,7 @@ import { AgentRefusalEvent, AgentResultSubmitted, RESULT_REFUSED_SIEM, SEALING_K
 import { DomainError, refuse } from '../../domain/shared/decider';
 import { streams } from '../../domain/shared/streams';
 import { CommandHandler, RequestContext } from '../command-handler';
+import { Admission } from '../shared/admission';
 import type { Principal } from '../identity/principal';
 import { Clock } from '../ports/clock';
 import { CloneCredential, ScanFailure, ScanTarget } from '../ports/scanning';
@@ -16,6 +17,9 @@ import { readFailure, readResult } from './reports';
 
 /** "held at most 30" (S1.4.7-02, S1.8.2-10). */
 export const MAX_WAIT_SECONDS = 30;
+
+/** Reports recorded at once per instance (see AgentService.reports). */
+const REPORTS_AT_ONCE = 4;
 
 interface Log {
   warn(message: string, meta?: unknown): void;
@@ -49,6 +53,14 @@ export const workerOf = (agentId: number) => `agent:${agentId}`;
  * counted in the database at each claim.
  */
 export class AgentService {
+  /**
+   * Results and failure reports are recorded a few at a time per instance: a flood of them (800
+   * agents' slots reporting at once) waits here in memory instead of in front of the claims at the
+   * connection pool, so a claim stays one short wait away (ADR 0017, bench:agents). A result can be
+   * 256 MB: the bound also bounds the memory of results being ingested.
+   */
+  private readonly reports = new Admission(REPORTS_AT_ONCE);
+
   constructor(
     private readonly commands: CommandHandler,
     private readonly agents: AgentReads,
@@ -120,25 +132,35 @@ export class AgentService {
    */
   async poll(ctx: RequestContext, principal: Principal, options: { wait?: number; slots?: number }, abort?: AbortSignal) {
     const agentId = this.agentIdOf(principal);
-    await this.known(agentId);
+    let agent = await this.known(agentId);
     await this.contacts.touch(agentId, ctx.now, ctx.address ?? null);
     const deadline = Date.now() + Math.min(Math.max(options.wait ?? 0, 0), MAX_WAIT_SECONDS) * 1000;
-    for (;;) {
-      const agent = await this.known(agentId);
+    let seen: string | null = null;
+    for (let first = true; ; first = false) {
       const holds = agentHoldsCredentials(agent);
-      const free = Math.min(options.slots ?? agent.maxConcurrent, agent.maxConcurrent - (await this.lifecycle.held(workerOf(agentId))));
-      if (free > 0) {
-        const claims = await this.lifecycle.claim({ worker: workerOf(agentId), holdsCredentials: holds, labels: agent.labels, limit: agent.maxConcurrent }, free, { readYourWrites: false });
-        const jobs = (await Promise.all(claims.map((c) => this.jobOf(c, agent, holds)))).filter((j): j is AgentJob => j !== null);
-        if (jobs.length) return { ...this.view(agent), jobs };
-        if (!holds && !(await this.lifecycle.waiting(false)) && (await this.lifecycle.waiting(true))) {
-          throw new CredentialsWithheld('Only scans that need a credential wait, and this agent has no verified sealing key: announce a fresh signed one (credentials withheld).');
-        }
+      if (first && options.wait && this.signal.nothingClaimable()) {
+        // The instance's probe saw nothing claimable a moment ago: wait for news instead of claiming nothing.
+        const woken = await this.signal.wait(holds, deadline - Date.now(), abort, seen);
+        if (woken === null || abort?.aborted) return { ...this.view(agent), jobs: [] as AgentJob[] };
+        seen = woken;
+        agent = await this.known(agentId);
+        continue;
+      }
+      // The free slots are counted by the lease store under the agent's own lock (max_concurrent less its live leases).
+      const slots = Math.min(options.slots ?? agent.maxConcurrent, agent.maxConcurrent);
+      const claims = await this.lifecycle.claim({ worker: workerOf(agentId), agentId, holdsCredentials: holds, labels: agent.labels, limit: agent.maxConcurrent }, slots, { readYourWrites: false });
+      const jobs = (await Promise.all(claims.map((c) => this.jobOf(c, agent, holds)))).filter((j): j is AgentJob => j !== null);
+      if (jobs.length) return { ...this.view(agent), jobs };
+      if (!holds && (await this.lifecycle.waiting(true)) && !(await this.lifecycle.waiting(false))) {
+        throw new CredentialsWithheld('Only scans that need a credential wait, and this agent has no verified sealing key: announce a fresh signed one (credentials withheld).');
       }
       const left = deadline - Date.now();
       if (left <= 0 || abort?.aborted) return { ...this.view(agent), jobs: [] as AgentJob[] };
-      await this.signal.wait(holds, left, abort);
-      if (abort?.aborted) return { ...this.view(agent), jobs: [] as AgentJob[] };
+      // Woken only by work this agent may take that it has not tried yet; at the deadline the answer is empty.
+      const woken = await this.signal.wait(holds, left, abort, seen);
+      if (woken === null || abort?.aborted) return { ...this.view(agent), jobs: [] as AgentJob[] };
+      seen = woken;
+      agent = await this.known(agentId); // a limit lowered meanwhile applies to this claim
     }
   }
 
@@ -175,18 +197,17 @@ export class AgentService {
     const agent = await this.known(agentId);
     const report = readResult(body);
     await this.attested(ctx, agent, 'result', scanId, report.attempt, body, signature);
-    const claim = await this.heldClaim(agentId, scanId, report.attempt, 'result');
     await this.contacts.touch(agentId, ctx.now, ctx.address ?? null);
-    const outcome = await this.lifecycle.complete(claim, report.result);
+    // AGENT_RESULT_SUBMITTED is a decision of the result's own unit of work: appended in the commit
+    // that records ScanCompleted and the backlog's changes, or not at all (EVENT-SOURCING.md).
+    const acceptedAt = this.clock.now().toISOString();
+    const submitted: AgentResultSubmitted = { type: 'AgentResultSubmitted', data: {
+      agentId, scanId, attempt: report.attempt, acceptedAt, audit: 'AGENT_RESULT_SUBMITTED',
+      description: `Agent ${agentId} submitted the result of scan ${scanId}, attempt ${report.attempt}; accepted at ${acceptedAt}.`,
+    } };
+    const alongside = [{ stream: streams.agentReports, expectedRevision: 'any' as const, events: [submitted] }];
+    const outcome = await this.reports.run(async () => this.lifecycle.complete(await this.heldClaim(agentId, scanId, report.attempt, 'result'), report.result, { alongside }));
     if (outcome === 'refused') throw refuse.conflict(`Scan ${scanId} no longer runs attempt ${report.attempt}: the result is stale.`);
-    if (outcome === 'completed') {
-      const acceptedAt = this.clock.now().toISOString();
-      const submitted: AgentResultSubmitted = { type: 'AgentResultSubmitted', data: {
-        agentId, scanId, attempt: report.attempt, acceptedAt, audit: 'AGENT_RESULT_SUBMITTED',
-        description: `Agent ${agentId} submitted the result of scan ${scanId}, attempt ${report.attempt}; accepted at ${acceptedAt}.`,
-      } };
-      await this.commands.appendAll([{ stream: streams.agentReports, expectedRevision: 'any', events: [submitted] }], ctx);
-    }
     return { id: scanId, attempt: report.attempt, outcome };
   }
 
@@ -196,10 +217,13 @@ export class AgentService {
     const agent = await this.known(agentId);
     const report = readFailure(body);
     await this.attested(ctx, agent, 'failure', scanId, report.attempt, body, signature);
-    const claim = await this.heldClaim(agentId, scanId, report.attempt, 'failure report');
     await this.contacts.touch(agentId, ctx.now, ctx.address ?? null);
     // The decider writes the reason through failureReason: one line, secrets scrubbed, 1,000 characters (S1.4.7-08).
-    const outcome = await this.lifecycle.fail(claim, { kind: report.kind, reason: report.reason });
+    const outcome = await this.reports.run(async () => {
+      const claim = await this.lifecycle.heldLease(scanId, report.attempt, workerOf(agentId));
+      if (!claim) throw refuse.conflict(`This agent holds no running attempt ${report.attempt} of scan ${scanId}: the failure report is repeated or stale.`);
+      return this.lifecycle.fail(claim, { kind: report.kind, reason: report.reason });
+    });
     if (outcome === 'refused') throw refuse.conflict(`Scan ${scanId} no longer runs attempt ${report.attempt}: the failure report is stale.`);
     return { id: scanId, attempt: report.attempt, outcome };
   }

@@ -1,51 +1,80 @@
 /**
- * Long polls wait here instead of each asking the database every second: one loop per instance, only
- * while somebody waits, asks whether anything is claimable (for executors holding credentials and for
- * the others) every `everyMs`, and wakes the waiters it concerns. A waiter that is woken tries a claim;
- * one that loses (another agent was first) waits again until its deadline. Idle long polls cost one
- * pair of small queries per interval for the whole instance (the bench:agents idle figure).
+ * Long polls wait here instead of each asking the database: one probe per instance, only while
+ * somebody waits, asks what is claimable (for executors holding credentials and for the others) and
+ * answers it as a signature (application/scans/scan-lifecycle.ts#claimableSignature). A waiter is
+ * woken when the signature its kind sees is not the one it was last woken with: new work, not the
+ * same unclaimable work again (a scan pinned to another agent wakes each poll once, not each second).
+ *
+ * The probe runs at once when this instance learns that the queue changed (`poke`: a scan requested
+ * or ended here) and every `everyMs` for what other instances did. Idle long polls cost one small
+ * query per interval for the whole instance (the bench:agents idle figure).
  */
 export interface Waiting {
-  plain: boolean;
-  credentialed: boolean;
+  plain: string | null;
+  credentialed: string | null;
 }
 
 interface Waiter {
   holdsCredentials: boolean;
-  wake: () => void;
+  seen: string | null;
+  wake: (signature: string | null) => void;
 }
 
 export class JobSignal {
   private readonly waiters = new Set<Waiter>();
   private timer: NodeJS.Timeout | null = null;
-  private checking = false;
+  private checking: Promise<void> | null = null;
+  private again = false;
+  /** The newest probe's answer and when it started; cleared by a poke (it may be out of date). */
+  private latest: { found: Waiting; at: number } | null = null;
 
   constructor(private readonly probe: () => Promise<Waiting>, private readonly everyMs = 1000, private readonly onError: (e: unknown) => void = () => undefined) {}
 
-  /** Resolves when work the waiter could take may be there, after `ms`, or when `signal` aborts. */
-  wait(holdsCredentials: boolean, ms: number, signal?: AbortSignal): Promise<void> {
+  /**
+   * Resolves with the signature of the work that woke the waiter (a claim may now succeed), or null
+   * after `ms` or when `signal` aborts. `seen` is the signature it was last woken with: the same one
+   * does not wake it again.
+   */
+  wait(holdsCredentials: boolean, ms: number, signal?: AbortSignal, seen: string | null = null): Promise<string | null> {
     return new Promise((resolve) => {
       let timeout: NodeJS.Timeout;
       const waiter: Waiter = {
         holdsCredentials,
-        wake: () => {
+        seen,
+        wake: (signature) => {
           clearTimeout(timeout);
-          signal?.removeEventListener('abort', waiter.wake);
+          signal?.removeEventListener('abort', onAbort);
           this.waiters.delete(waiter);
           this.idle();
-          resolve();
+          resolve(signature);
         },
       };
-      timeout = setTimeout(waiter.wake, Math.max(0, ms));
-      signal?.addEventListener('abort', waiter.wake, { once: true });
+      const onAbort = () => waiter.wake(null);
+      timeout = setTimeout(() => waiter.wake(null), Math.max(0, ms));
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.add(waiter);
       this.ensureRunning();
     });
   }
 
-  /** Something became claimable here (a request on this instance): wake everybody now. */
+  /**
+   * True when a probe that started less than one interval ago, with no poke since, found nothing
+   * claimable for anybody: a poll may then go straight to waiting without a claim of its own (the
+   * next probe wakes it when that changes). Idle long polls cost no claim each.
+   */
+  nothingClaimable(): boolean {
+    return this.latest !== null && this.latest.found.credentialed === null && Date.now() - this.latest.at < this.everyMs;
+  }
+
+  /** The queue changed on this instance: probe now rather than at the next interval. */
   poke(): void {
-    for (const w of [...this.waiters]) w.wake();
+    this.latest = null;
+    if (this.waiters.size === 0) return;
+    if (this.checking) {
+      this.again = true;
+      return;
+    }
+    void this.check();
   }
 
   get waiting(): number {
@@ -54,7 +83,7 @@ export class JobSignal {
 
   private ensureRunning(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.check(), this.everyMs);
+    this.timer = setInterval(() => { if (!this.checking) void this.check(); }, this.everyMs);
     this.timer.unref?.();
   }
 
@@ -65,16 +94,28 @@ export class JobSignal {
     }
   }
 
-  private async check(): Promise<void> {
-    if (this.checking || this.waiters.size === 0) return;
-    this.checking = true;
-    try {
-      const found = await this.probe();
-      for (const w of [...this.waiters]) if (found.plain || (found.credentialed && w.holdsCredentials)) w.wake();
-    } catch (error) {
-      this.onError(error);
-    } finally {
-      this.checking = false;
-    }
+  private check(): void {
+    const run = (async () => {
+      do {
+        this.again = false;
+        if (this.waiters.size === 0) return;
+        try {
+          const at = Date.now();
+          const found = await this.probe();
+          if (!this.again) this.latest = { found, at };
+          for (const w of [...this.waiters]) {
+            const signature = w.holdsCredentials ? found.credentialed : found.plain;
+            if (signature !== null && signature !== w.seen) w.wake(signature);
+          }
+        } catch (error) {
+          this.onError(error);
+        }
+      } while (this.again);
+    })();
+    this.checking = run;
+    void run.finally(() => {
+      if (this.checking === run) this.checking = null;
+      if (this.again) this.poke();
+    });
   }
 }

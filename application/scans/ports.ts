@@ -21,14 +21,23 @@ export interface LeaseRow {
  * ended is released.
  */
 export interface ScanLeaseStore {
-  /** Takes attempt `attempt` of the scan for `worker`; false when another executor took it first. */
-  reserve(scanId: number, attempt: number, worker: string, now: Date, leaseExpiresAt: string, limit?: number): Promise<boolean>;
-  /** With `limit`: only while the worker holds fewer claimed, unreported, unexpired leases (atomic across instances). */
+  /**
+   * The atomic claim (ADR 0006, 0017): in one short transaction, takes the lease rows of up to `max`
+   * scans claimable by `executor` at `now` (oldest due first; the attempt each row names is the
+   * scan's next one as the read model has it). Scans another claim is taking at that moment are
+   * skipped, never waited for, so concurrent claimers take different scans. With `limit` (an
+   * agent's max_concurrent) the executor's claimed, unreported, unexpired leases are counted under
+   * its own lock first, and only the free slots are taken (atomic across instances).
+   */
+  reserveClaimable(executor: ClaimFilter, now: Date, max: number, leaseExpiresAt: string, limit?: number): Promise<Array<{ scanId: number; attempt: number }>>;
+  /** The worker's claimed, unreported, unexpired leases. */
   held(worker: string, now: Date): Promise<number>;
   get(scanId: number, attempt: number): Promise<LeaseRow | undefined>;
   /** Moves the lease to `until`, only while `worker` holds it and it has not lapsed at `now`. */
   renew(scanId: number, attempt: number, worker: string, now: Date, until: string): Promise<boolean>;
   release(scanId: number, attempt: number): Promise<void>;
+  /** Gives back reservations whose claim was not recorded (one statement). */
+  releaseMany(rows: ReadonlyArray<{ scanId: number; attempt: number }>): Promise<void>;
   /** Leases lapsed at `now`, oldest first. */
   lapsed(now: Date, limit: number): Promise<LeaseRow[]>;
 }
@@ -52,8 +61,22 @@ export interface TargetLookup {
   visibilityRow(kind: TargetKind, id: number): Promise<{ id: number; projectId: number | null } | null>;
   /** What an executor needs of the target (clone URL, branch, sub-path, or image); null when it was deleted. */
   scanTarget(kind: TargetKind, id: number): Promise<ScanTarget | null>;
+  /** scanTarget of several targets at once (one query per kind), keyed `<kind>:<id>`; deleted ones absent. */
+  scanTargets(refs: ReadonlyArray<{ kind: TargetKind; id: number }>): Promise<Map<string, ScanTarget>>;
   /** The repositories among these that name a stored credential (their scans need an executor able to hold it). */
   credentialed(repositoryIds: readonly number[]): Promise<ReadonlySet<number>>;
+}
+
+/**
+ * Who claims, as the claim filters: the credential rule (S1.3.1-20), the labels it answers to and,
+ * for an agent, its row id (a target pinned to an agent is claimed by that agent only, S1.2.1-20).
+ */
+export interface ClaimFilter {
+  readonly worker: string;
+  readonly holdsCredentials: boolean;
+  readonly labels: readonly string[];
+  /** The agent's row id; null for the built-in worker. */
+  readonly agentId: number | null;
 }
 
 /** The scans read model as the lifecycle needs it (projections/scans/lifecycle-queries.ts). */
@@ -64,6 +87,8 @@ export interface ClaimableScans {
    * credentials none that needs one (requested so, or of a repository naming a credential now).
    */
   claimable(now: Date, limit: number, holdsCredentials: boolean): Promise<number[]>;
+  /** A short text that changes when the set of claimable scans changes; null when none is claimable. */
+  signature(now: Date, holdsCredentials: boolean): Promise<string | null>;
   /** Scans running without a lease row for their attempt, claimed at or before `claimedBefore`. */
   unleased(claimedBefore: Date, limit: number): Promise<Array<{ scanId: number; attempt: number; startedAt: string }>>;
 }

@@ -5,11 +5,12 @@ import { CompleteScan, FailureKind, LEASE_MS, leaseExpiry, scanDecider, ScanEven
 import { waitingDecider } from '../../domain/scans/waiting';
 import type { TargetKind } from '../../domain/shared/target-kind';
 import { BacklogService } from '../backlog/backlog-service';
-import { CommandHandler, RequestContext } from '../command-handler';
+import { CommandHandler, RequestContext, StreamDecisions } from '../command-handler';
 import { Clock } from '../ports/clock';
 import { WrongExpectedRevision } from '../ports/event-store';
 import { ArtifactNormaliser, SCAN_STEPS, ScanFailure, ScanResult, ScanTarget } from '../ports/scanning';
 import { ClaimableScans, ScanLeaseStore, TargetLookup } from './ports';
+import { ScanQueueSignal } from './queue-signal';
 import { TARGET_NOUN } from '../../domain/shared/target-kind';
 import { streams } from '../../domain/shared/streams';
 
@@ -19,13 +20,15 @@ export interface ScanExecutorIdentity {
   readonly worker: string;
   /** Can hold a credential a scan needs (S1.3.1-05, S1.3.1-20). */
   readonly holdsCredentials: boolean;
-  /** Labels it answers to (VIGIL_WORKER_LABELS); no target names one yet. */
+  /** Labels it answers to (VIGIL_WORKER_LABELS, an agent's VIGIL_AGENT_LABELS). */
   readonly labels: readonly string[];
   /**
    * An agent's max_concurrent: the lease store counts its claimed, unreported, unexpired scans in the
    * database at each claim (S1.4.7-15). Absent: the caller bounds itself (the built-in worker).
    */
   readonly limit?: number;
+  /** An agent's row id (a target pinned to an agent is claimed by it alone); absent for the built-in worker. */
+  readonly agentId?: number;
 }
 
 export interface ClaimedScan {
@@ -71,6 +74,7 @@ export class ScanLifecycle {
     private readonly settings: { retryDelaysMs: readonly number[] },
     private readonly normaliser: ArtifactNormaliser | null,
     private readonly log: Log = quiet,
+    private readonly queue: ScanQueueSignal | null = null,
   ) {}
 
   get canNormalise(): boolean {
@@ -84,88 +88,69 @@ export class ScanLifecycle {
   // ---- claim -------------------------------------------------------------------------------
 
   /**
-   * Claims up to `max` due scans for the executor, oldest due first. `readYourWrites: false` answers
-   * without waiting for the read models (an agent reads none: a claim not yet projected is still left
-   * out of the next candidates by its lease row).
+   * Claims up to `max` due scans for the executor, oldest due first, in two steps. First the lease
+   * store reserves the lease rows in one short transaction (the atomic step: concurrent claimers
+   * skip each other's scans; an agent's free slots are counted under its own lock). Then one unit of
+   * work records every reserved claim: the scan streams and the targets' waiting reservations read
+   * together, ClaimScan decided on each, ScanClaimed and the releases appended in one commit. A
+   * reservation the decider refuses (the read model was behind the log) is given back.
+   * `readYourWrites: false` answers without waiting for the read models (an agent reads none: a
+   * claim not yet projected is still left out of the next candidates by its lease row).
    */
   async claim(executor: ScanExecutorIdentity, max: number, options: { readYourWrites?: boolean } = {}): Promise<ClaimedScan[]> {
     if (max <= 0) return [];
     const now = this.clock.now();
-    const candidates = await this.scans.claimable(now, max * 4 + 4, executor.holdsCredentials);
-    const claimed: ClaimedScan[] = [];
-    if (executor.limit !== undefined) {
-      // An agent's free slots are claimed side by side, oldest first, in waves of what is still
-      // missing: the limit is the lease store's to hold (it counts under the executor's lock).
-      let next = 0;
-      while (claimed.length < max && next < candidates.length) {
-        const wave = candidates.slice(next, next + (max - claimed.length));
-        next += wave.length;
-        const got = await Promise.all(wave.map((scanId) => this.tryClaim(scanId, executor, now, options.readYourWrites !== false)));
-        for (const claim of got) if (claim) claimed.push(claim);
-      }
-      return claimed;
-    }
-    for (const scanId of candidates) {
-      if (claimed.length >= max) break;
-      const claim = await this.tryClaim(scanId, executor, now, options.readYourWrites !== false);
-      if (claim) claimed.push(claim);
-    }
-    return claimed;
-  }
-
-  /**
-   * One unit of work: decide ClaimScan on the scan's stream, reserve the attempt's lease row (once: the
-   * atomic step across instances; a retry after a conflict keeps the row it took), then release the
-   * target's waiting reservation in the same commit. The row is given back unless the claim committed.
-   */
-  private async tryClaim(scanId: number, executor: ScanExecutorIdentity, now: Date, readYourWrites = true): Promise<ClaimedScan | null> {
-    let reserved: { attempt: number } | null = null;
+    const filter = { worker: executor.worker, holdsCredentials: executor.holdsCredentials, labels: executor.labels, agentId: executor.agentId ?? null };
+    const reserved = await this.leases.reserveClaimable(filter, now, max, leaseExpiry(now), executor.limit);
+    if (reserved.length === 0) return [];
+    const kept = new Set<number>();
     try {
-      let decided: { attempt: number; leaseExpiresAt: string; targetKind: TargetKind; targetId: number } | null;
+      let decided: Array<{ scanId: number; attempt: number; leaseExpiresAt: string; targetKind: TargetKind; targetId: number }>;
       try {
         ({ value: decided } = await this.commands.transact(this.ctx(now, `claim:${executor.worker}`), async (unit) => {
-          const scan = await unit.load(streams.scan(scanId), scanDecider);
-          let events: ScanEvent[];
-          try {
-            events = scanDecider.decide({ type: 'ClaimScan', worker: executor.worker, holdsCredentials: executor.holdsCredentials, now }, scan.state);
-          } catch (error) {
-            if (error instanceof DomainError) return null; // no longer pending, not due, or needs a credential
-            throw error;
-          }
-          const claimedEvent = events[0];
-          if (claimedEvent.type !== 'ScanClaimed') throw new Error('ClaimScan decided something else than ScanClaimed');
-          const { attempt, leaseExpiresAt, targetKind, targetId } = claimedEvent.data;
-          if (!reserved) {
-            if (!(await this.leases.reserve(scanId, attempt, executor.worker, now, leaseExpiresAt, executor.limit))) return null; // another executor was first
-            reserved = { attempt };
-          } else if (reserved.attempt !== attempt) {
-            return null;
-          }
-          unit.record(streams.scan(scanId), events, scan.revision ?? 'no_stream');
-          // A request on the target meanwhile moves this stream: the whole unit runs again on both.
-          const waiting = await unit.load(streams.scanWaiting(targetKind, targetId), waitingDecider);
-          unit.record(streams.scanWaiting(targetKind, targetId), waitingDecider.decide({ type: 'Release', targetKind, targetId, scanId }, waiting.state), waiting.revision ?? 'no_stream');
-          return { attempt, leaseExpiresAt, targetKind, targetId };
-        }, { wait: readYourWrites }));
+          const scans = await unit.loadMany(reserved.map((r) => streams.scan(r.scanId)), scanDecider);
+          const out: typeof decided = [];
+          const targets = new Set<string>();
+          reserved.forEach((r, i) => {
+            let events: ScanEvent[];
+            try {
+              events = scanDecider.decide({ type: 'ClaimScan', worker: executor.worker, holdsCredentials: executor.holdsCredentials, now }, scans[i].state);
+            } catch (error) {
+              if (error instanceof DomainError) return; // no longer pending, not due, or needs a credential
+              throw error;
+            }
+            const claimed = events[0];
+            if (claimed.type !== 'ScanClaimed') throw new Error('ClaimScan decided something else than ScanClaimed');
+            const { attempt, leaseExpiresAt, targetKind, targetId } = claimed.data;
+            // The row names the attempt the read model saw; another attempt is the log's: give it back.
+            if (attempt !== r.attempt || targets.has(`${targetKind}:${targetId}`)) return;
+            targets.add(`${targetKind}:${targetId}`);
+            unit.record(streams.scan(r.scanId), events, scans[i].revision ?? 'no_stream');
+            out.push({ scanId: r.scanId, attempt, leaseExpiresAt, targetKind, targetId });
+          });
+          // A request on a target meanwhile moves its waiting stream: the whole unit runs again.
+          const waiting = await unit.loadMany(out.map((d) => streams.scanWaiting(d.targetKind, d.targetId)), waitingDecider);
+          out.forEach((d, i) => unit.record(streams.scanWaiting(d.targetKind, d.targetId),
+            waitingDecider.decide({ type: 'Release', targetKind: d.targetKind, targetId: d.targetId, scanId: d.scanId }, waiting[i].state), waiting[i].revision ?? 'no_stream'));
+          return out;
+        }, { wait: options.readYourWrites !== false }));
       } catch (error) {
-        if (error instanceof WrongExpectedRevision) return null; // still contended after every attempt: the next tick tries again
+        if (error instanceof WrongExpectedRevision) return []; // still contended after every attempt: the next poll tries again
         throw error;
       }
-      if (!decided) return null;
-      const { attempt, leaseExpiresAt, targetKind, targetId } = decided;
-      const target = await this.targets.scanTarget(targetKind, targetId);
-      const claim: ClaimedScan = {
-        scanId, attempt, worker: executor.worker, leaseExpiresAt, target: target ?? { kind: targetKind, id: targetId },
-      };
-      reserved = null; // the claim stands: the row lives until the attempt ends
-      if (!target) {
-        await this.fail(claim, new ScanFailure('permanent', `The ${TARGET_NOUN[targetKind]} ${targetId} no longer exists.`));
-        return null;
+      for (const d of decided) kept.add(d.scanId); // these claims stand: their rows live until the attempts end
+      const targets = await this.targets.scanTargets(decided.map((d) => ({ kind: d.targetKind, id: d.targetId })));
+      const claims: ClaimedScan[] = [];
+      for (const d of decided) {
+        const target = targets.get(`${d.targetKind}:${d.targetId}`);
+        const claim: ClaimedScan = { scanId: d.scanId, attempt: d.attempt, worker: executor.worker, leaseExpiresAt: d.leaseExpiresAt, target: target ?? { kind: d.targetKind, id: d.targetId } };
+        if (target) claims.push(claim);
+        else await this.fail(claim, new ScanFailure('permanent', `The ${TARGET_NOUN[d.targetKind]} ${d.targetId} no longer exists.`));
       }
-      return claim;
+      return claims;
     } finally {
-      const held = reserved as { attempt: number } | null;
-      if (held) await this.leases.release(scanId, held.attempt).catch(() => undefined);
+      const back = reserved.filter((r) => !kept.has(r.scanId));
+      if (back.length) await this.leases.releaseMany(back).catch(() => undefined);
     }
   }
 
@@ -183,6 +168,15 @@ export class ScanLifecycle {
     return { scanId, attempt, worker, leaseExpiresAt: lease.lease_expires_at, target: target ?? { kind: state.target.kind, id: state.target.id } };
   }
 
+  /**
+   * The claim `worker` holds on attempt `attempt` as far as a failure report needs it (its lease
+   * row, no target): null when it holds none. The decider checks the attempt again when it decides.
+   */
+  async heldLease(scanId: number, attempt: number, worker: string): Promise<Pick<ClaimedScan, 'scanId' | 'attempt' | 'worker'> | null> {
+    const lease = await this.leases.get(scanId, attempt);
+    return lease && lease.worker === worker ? { scanId, attempt, worker } : null;
+  }
+
   /** The executor's claimed, unreported, unexpired scans, counted in the database. */
   held(worker: string): Promise<number> {
     return this.leases.held(worker, this.clock.now());
@@ -191,6 +185,11 @@ export class ScanLifecycle {
   /** Whether any scan is claimable now by an executor holding credentials or not. */
   async waiting(holdsCredentials: boolean): Promise<boolean> {
     return (await this.scans.claimable(this.clock.now(), 1, holdsCredentials)).length > 0;
+  }
+
+  /** What is claimable now, as a text that changes when that changes (null: nothing is); the long polls' probe. */
+  claimableSignature(holdsCredentials: boolean): Promise<string | null> {
+    return this.scans.signature(this.clock.now(), holdsCredentials);
   }
 
   // ---- lease -------------------------------------------------------------------------------
@@ -220,9 +219,10 @@ export class ScanLifecycle {
    * form the backlog scope (a step with no finding resolves its open issues, a null or missing step is
    * out of scope and resolves nothing); ScanCompleted is appended in the ingestion's commit. A result
    * the normaliser cannot read is a transient failure; a result for an attempt no longer running is
-   * refused (nothing is ingested).
+   * refused (nothing is ingested). `alongside`: decisions of the caller recorded in the same commit
+   * as the result (appended only when the result is).
    */
-  async complete(claim: ClaimedScan, result: ScanResult): Promise<ReportOutcome> {
+  async complete(claim: ClaimedScan, result: ScanResult, options: { alongside?: StreamDecisions } = {}): Promise<ReportOutcome> {
     if (!this.normaliser) return this.fail(claim, new ScanFailure('transient', 'No artifact normaliser is bound: the result cannot be read.'));
     const normaliser = this.normaliser;
     const { kind: targetKind, id: targetId } = claim.target;
@@ -260,15 +260,18 @@ export class ScanLifecycle {
     const running = await this.runningAttempt(claim, ctx, command);
     if (!running) return this.discarded(claim);
     try {
-      await this.backlog.ingest(ctx, { targetKind, targetId, toolKeys }, findings, provenance, (outcome) => ({
-        stream: streams.scan(claim.scanId), events: scanDecider.decide({ ...command, outcome }, running.state), expectedRevision: running.revision ?? 'no_stream',
-      }));
+      await this.backlog.ingest(ctx, { targetKind, targetId, toolKeys }, findings, provenance, (outcome, unit) => {
+        // What the caller records with the result (an agent's AGENT_RESULT_SUBMITTED) commits with it or not at all.
+        for (const d of options.alongside ?? []) unit.record(d.stream, d.events, d.expectedRevision);
+        return { stream: streams.scan(claim.scanId), events: scanDecider.decide({ ...command, outcome }, running.state), expectedRevision: running.revision ?? 'no_stream' };
+      });
     } catch (error) {
       // The scan's stream moved under the ingestion: a lapse or a failure report ended the attempt meanwhile.
       if (error instanceof WrongExpectedRevision && !(await this.runningAttempt(claim, ctx, command))) return this.discarded(claim);
       throw error;
     }
     await this.leases.release(claim.scanId, claim.attempt);
+    this.queue?.changed();
     return 'completed';
   }
 
@@ -303,13 +306,16 @@ export class ScanLifecycle {
   // ---- failure -----------------------------------------------------------------------------
 
   /** A failure report: permanent fails the scan; transient returns it to pending after its delay while attempts are left. */
-  async fail(claim: ClaimedScan, failure: { kind: FailureKind; reason: string }): Promise<ReportOutcome> {
+  async fail(claim: Pick<ClaimedScan, 'scanId' | 'attempt' | 'worker'>, failure: { kind: FailureKind; reason: string }): Promise<ReportOutcome> {
     const now = this.clock.now();
     const kind: FailureKind = failure.kind === 'permanent' ? 'permanent' : 'transient'; // a missing kind reads transient (§4.7)
     const outcome = await this.decideFailure(claim.scanId, this.ctx(now, `scan:${claim.scanId}`), (state) => scanDecider.decide({
       type: 'FailScan', worker: claim.worker, attempt: claim.attempt, kind, reason: failure.reason, now, retryDelaysMs: this.settings.retryDelaysMs,
     }, state));
-    if (outcome !== 'refused') await this.leases.release(claim.scanId, claim.attempt);
+    if (outcome !== 'refused') {
+      await this.leases.release(claim.scanId, claim.attempt);
+      this.queue?.changed();
+    }
     return outcome;
   }
 

@@ -9,6 +9,7 @@ import { VisibilityReader } from '../identity/visibility';
 import { WrongExpectedRevision } from '../ports/event-store';
 import { IdGenerator } from '../ports/ids';
 import { TargetLookup } from './ports';
+import { ScanQueueSignal } from './queue-signal';
 
 export type RequestOutcome = { target: ScanTargetRef; scanId: number } | { target: ScanTargetRef; refused: DomainError };
 
@@ -36,6 +37,7 @@ export class ScanService {
     private readonly commands: CommandHandler,
     private readonly ids: IdGenerator,
     private readonly targets: TargetLookup,
+    private readonly queue: ScanQueueSignal | null = null,
   ) {}
 
   /**
@@ -69,6 +71,7 @@ export class ScanService {
         for (let j = 0; j < batch.length; j++) outcomes.push(...(await this.requestBatch(ctx, [batch[j]], [ids[j]], trigger, options)));
       }
     }
+    if (outcomes.some((o) => 'scanId' in o)) this.queue?.changed();
     return outcomes;
   }
 

@@ -10,11 +10,13 @@ export interface TargetRow {
   name: string; project_id: number | null; scan_manual_only: boolean | number; scan_interval_minutes: number | null; scan_cron: string | null;
   last_scheduled_scan_at: string | null; created_at: string; updated_at: string;
   credential_id?: number | null; credential_kind?: string | null;
+  required_agent_id?: number | null; required_labels?: string | null;
 }
 
 interface TargetViewCommon {
   id: number; name: string; projectId: number | null; scanManualOnly: boolean; scanIntervalMinutes: number | null; scanCron: string | null;
   schedule: ScheduleView; lastScheduledScanAt: string | null; createdAt: string; updatedAt: string;
+  requiredAgentId: number | null; requiredLabels: string[];
 }
 export interface ContainerView extends TargetViewCommon { image: string }
 export interface RepositoryView extends TargetViewCommon {
@@ -53,4 +55,9 @@ export interface RestrictedKeys {
 /** The installation's default scan interval in days (settings), which a target's schedule view shows when it has none. */
 export interface ScheduleDefaults {
   defaultIntervalDays(): Promise<number>;
+}
+
+/** Whether an agent row exists (projections/agents/queries.ts): a target may be pinned only to one that does. */
+export interface AgentDirectory {
+  exists(agentId: number): Promise<boolean>;
 }

@@ -9,7 +9,7 @@ import { IdGenerator } from '../ports/ids';
 import { decideCredentialLinks } from '../credentials/credential-links';
 import { CloneUrlCheck, CloneUrlVerdict } from '../ports/clone-url-check';
 import { streams } from '../../domain/shared/streams';
-import { PortfolioReads, RestrictedKeys, TargetReads, TargetRow, TargetView, targetNotVisible } from './ports';
+import { AgentDirectory, PortfolioReads, RestrictedKeys, TargetReads, TargetRow, TargetView, targetNotVisible } from './ports';
 
 export type { TargetRow, TargetView } from './ports';
 
@@ -50,6 +50,8 @@ export class TargetService {
     private readonly keys: RestrictedKeys,
     /** The clone guard, asked on entry (spec 1 §8.3); null: not checked here (the executor still checks before each scan). */
     private readonly cloneGuard: CloneUrlCheck | null = null,
+    /** Checks a required agent exists; null: not checked (specs composing a service without agents). */
+    private readonly agents: AgentDirectory | null = null,
   ) {}
 
   /** The row when the caller sees it; 404 alike for unknown and unseen (spec 1 §7). Other contexts check a target with it. */
@@ -70,7 +72,11 @@ export class TargetService {
     const credential = credentialOf(body as CredentialFields);
     if (credential) this.checkMayNameCredential(principal);
     const id = await this.ids.next(kind);
-    const base = { id, actor: String(principal.accountId), now: ctx.now, name: body.name as string | undefined, projectId: (body.projectId ?? null) as number | null, scanManualOnly: body.scanManualOnly as boolean | undefined, scanIntervalMinutes: body.scanIntervalMinutes as number | null | undefined, scanCron: body.scanCron as string | null | undefined };
+    await this.checkAgentExists(body.requiredAgentId);
+    const base = {
+      id, actor: String(principal.accountId), now: ctx.now, name: body.name as string | undefined, projectId: (body.projectId ?? null) as number | null, scanManualOnly: body.scanManualOnly as boolean | undefined, scanIntervalMinutes: body.scanIntervalMinutes as number | null | undefined, scanCron: body.scanCron as string | null | undefined,
+      requiredAgentId: body.requiredAgentId as number | null | undefined, requiredLabels: body.requiredLabels as string[] | null | undefined,
+    };
     const command: TargetCommand = kind === 'repository'
       ? { type: 'RegisterRepository', ...base, url: body.url as string, branch: body.branch as string | undefined, subPath: body.subPath as string | undefined, credential }
       : { type: 'RegisterContainer', ...base, image: body.image as string };
@@ -93,6 +99,7 @@ export class TargetService {
     const patch: TargetPatch = credential === undefined ? fields : { ...fields, credential };
     await this.checkMayWrite(principal, patch.projectId !== undefined ? patch.projectId : row.project_id, patch.projectId !== undefined);
     if (credential !== undefined) this.checkMayNameCredential(principal);
+    await this.checkAgentExists(patch.requiredAgentId);
     if (row.credential_id != null && patch.url !== undefined && patch.url.trim() !== row.url && !isAdministrator(principal.roles)) {
       throw refuse.forbidden('Only an administrator changes the URL of a repository that clones with a stored credential: the credential would follow the URL.');
     }
@@ -167,6 +174,12 @@ export class TargetService {
     });
     const verdict = await Promise.race([this.cloneGuard.check(url), timeout]).finally(() => clearTimeout(timer));
     if (!verdict.allowed && verdict.permanent) throw refuse.invalid(verdict.reason);
+  }
+
+  /** A required agent names an agent row that exists (400 otherwise; S1.2.1-20). */
+  private async checkAgentExists(agentId: unknown): Promise<void> {
+    if (typeof agentId !== 'number' || !this.agents) return; // null clears; the decider refuses other shapes
+    if (!(await this.agents.exists(agentId))) throw refuse.invalid(`requiredAgentId: no agent ${agentId} (an agent row is its agent key's id, created by its first hello; GET /admin/agents).`);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { checkLabels as checkSharedLabels } from '../shared/labels';
 import { assertNever, Decider, DomainEvent, refuse } from '../shared/decider';
 import { SEALING_KEY_EFFECT } from './credential-state';
 
@@ -21,9 +22,7 @@ export type AgentMode = 'local' | 'delegated';
 export const AGENT_MODES: readonly AgentMode[] = ['local', 'delegated'];
 export const MIN_CONCURRENT = 1;
 export const MAX_CONCURRENT = 16;
-export const MAX_LABELS = 32;
-export const MAX_LABEL_LENGTH = 64;
-const LABEL = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
+export { MAX_LABELS, MAX_LABEL_LENGTH } from '../shared/labels';
 const ED25519_PUBLIC_BYTES = 32;
 const X25519_PUBLIC_BYTES = 32;
 
@@ -96,14 +95,9 @@ export function decodeKey(text: unknown, bytes: number): Buffer | null {
   return raw.length === bytes && raw.toString('base64') === text ? raw : null;
 }
 
+/** An agent's labels: the shared grammar of domain/shared/labels.ts. */
 export function checkLabels(labels: readonly string[]): string[] {
-  if (!Array.isArray(labels) || labels.length > MAX_LABELS) throw refuse.invalid(`An agent names at most ${MAX_LABELS} labels.`);
-  for (const l of labels) {
-    if (typeof l !== 'string' || l.length > MAX_LABEL_LENGTH || !LABEL.test(l)) {
-      throw refuse.invalid(`A label is 1 to ${MAX_LABEL_LENGTH} letters, digits and . _ : / - (starting with a letter or digit).`);
-    }
-  }
-  return [...new Set(labels)].sort();
+  return checkSharedLabels(labels, 'labels');
 }
 
 export function checkMaxConcurrent(n: unknown): number {

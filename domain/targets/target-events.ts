@@ -8,7 +8,17 @@ import { TargetKind } from '../shared/target-kind';
  * Times are ISO 8601 strings taken from the command; `actor` is who the application says acted.
  */
 
-interface Registration extends ScheduleSettings {
+/**
+ * Where its scans may run (spec 1 §2.1 "required agent", S1.2.1-20): the one agent that claims them
+ * (null: any executor), and labels the claiming executor must all carry ([]: none). Absent in older
+ * events: neither.
+ */
+export interface Placement {
+  readonly requiredAgentId?: number | null;
+  readonly requiredLabels?: readonly string[];
+}
+
+interface Registration extends ScheduleSettings, Placement {
   readonly id: number;
   readonly name: string;
   readonly projectId: number | null;
@@ -47,6 +57,8 @@ export interface TargetChanges {
   readonly image?: string;
   /** Repositories: the stored clone credential named now, null when cleared. */
   readonly credential?: CredentialRef | null;
+  readonly requiredAgentId?: number | null;
+  readonly requiredLabels?: readonly string[];
 }
 
 export interface TargetUpdatedData {
@@ -74,7 +86,7 @@ export type TargetUpdated = DomainEvent<'TargetUpdated', TargetUpdatedData>;
 export type TargetDeleted = DomainEvent<'TargetDeleted', TargetDeletedData>;
 export type TargetEvent = RepositoryRegistered | ContainerImageRegistered | TargetUpdated | TargetDeleted;
 
-interface TargetBase extends ScheduleSettings {
+interface TargetBase extends ScheduleSettings, Placement {
   readonly id: number;
   readonly name: string;
   readonly projectId: number | null;

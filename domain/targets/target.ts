@@ -5,8 +5,9 @@ import { normaliseBranch, normaliseSubPath, repositoryIdentity, uniquenessKey, v
 import { ScheduleInput, scheduleOnCreate, scheduleOnUpdate } from './schedule';
 import { width } from '../shared/column-widths';
 import { characters, grouped, textProblem } from '../shared/text';
+import { checkLabels } from '../shared/labels';
 import {
-  ContainerTarget, evolveTarget, initialTargetState, RepositoryTarget, Target, TargetChanges, TargetEvent, TargetState, TargetStatus,
+  ContainerTarget, evolveTarget, initialTargetState, Placement, RepositoryTarget, Target, TargetChanges, TargetEvent, TargetState, TargetStatus,
 } from './target-events';
 
 export * from './target-events';
@@ -23,7 +24,13 @@ interface Gesture {
   readonly now: Date;
 }
 
-export interface RegisterRepository extends Gesture, ScheduleInput {
+/** What a request says of placement (undefined = not named; null or [] clears). */
+export interface PlacementInput {
+  readonly requiredAgentId?: number | null;
+  readonly requiredLabels?: readonly string[] | null;
+}
+
+export interface RegisterRepository extends Gesture, ScheduleInput, PlacementInput {
   readonly type: 'RegisterRepository';
   readonly url: string;
   readonly branch?: string | null;
@@ -34,7 +41,7 @@ export interface RegisterRepository extends Gesture, ScheduleInput {
   readonly credential?: CredentialRef | null;
 }
 
-export interface RegisterContainer extends Gesture, ScheduleInput {
+export interface RegisterContainer extends Gesture, ScheduleInput, PlacementInput {
   readonly type: 'RegisterContainer';
   readonly image: string;
   readonly name?: string | null;
@@ -42,7 +49,7 @@ export interface RegisterContainer extends Gesture, ScheduleInput {
 }
 
 /** A PATCH: undefined = not named. A null or blank name goes back to the name derived from url or image. */
-export interface TargetPatch extends ScheduleInput {
+export interface TargetPatch extends ScheduleInput, PlacementInput {
   readonly name?: string | null;
   readonly projectId?: number | null;
   readonly url?: string;
@@ -101,6 +108,19 @@ function targetName(value: unknown, fallback: string, column: 'repositories.name
   return [...fallback].slice(0, width(column)).join('');
 }
 
+function requiredAgentId(value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw refuse.invalid('requiredAgentId must be a positive integer (an agent id) or null');
+  return value;
+}
+
+/** The placement a registration records: named fields only, so that a target without any stays as older events read. */
+function placementOnCreate(command: PlacementInput): Placement {
+  const agent = requiredAgentId(command.requiredAgentId);
+  const labels = checkLabels(command.requiredLabels ?? [], 'requiredLabels');
+  return { ...(agent !== null ? { requiredAgentId: agent } : {}), ...(labels.length ? { requiredLabels: labels } : {}) };
+}
+
 const repositoryName = (identity: string) => identity.slice(identity.lastIndexOf('/') + 1);
 
 /** The identity is stored (repositories.identity, narrower than the url): a url whose identity is longer is refused. */
@@ -131,7 +151,7 @@ function registerRepository(command: RegisterRepository): TargetEvent[] {
     data: {
       id: targetId(command.id), url, identity, branch, subPath, uniquenessKey: uniquenessKey(identity, branch, subPath),
       name: targetName(command.name, repositoryName(identity), 'repositories.name'), projectId: projectId(command.projectId),
-      ...scheduleOnCreate(command), registeredAt: command.now.toISOString(), registeredBy: command.actor,
+      ...scheduleOnCreate(command), ...placementOnCreate(command), registeredAt: command.now.toISOString(), registeredBy: command.actor,
       ...(command.credential ? { credential: { id: command.credential.id, kind: command.credential.kind } } : {}),
     },
   }];
@@ -143,7 +163,7 @@ function registerContainer(command: RegisterContainer): TargetEvent[] {
     type: 'ContainerImageRegistered',
     data: {
       id: targetId(command.id), image, name: targetName(command.name, image, 'containers.name'), projectId: projectId(command.projectId),
-      ...scheduleOnCreate(command), registeredAt: command.now.toISOString(), registeredBy: command.actor,
+      ...scheduleOnCreate(command), ...placementOnCreate(command), registeredAt: command.now.toISOString(), registeredBy: command.actor,
     },
   }];
 }
@@ -184,11 +204,26 @@ const CHANGEABLE: readonly (keyof TargetChanges)[] = [
   'name', 'projectId', 'scanManualOnly', 'scanIntervalMinutes', 'scanCron', 'url', 'identity', 'branch', 'subPath', 'image',
 ];
 
+/** A PATCH's placement fields as changes: only what it names and what differs (labels compared as sorted lists). */
+function placementChanges(target: Target, patch: PlacementInput): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  if (patch.requiredAgentId !== undefined) {
+    const agent = requiredAgentId(patch.requiredAgentId);
+    if (agent !== (target.requiredAgentId ?? null)) changes.requiredAgentId = agent;
+  }
+  if (patch.requiredLabels !== undefined) {
+    const labels = checkLabels(patch.requiredLabels ?? [], 'requiredLabels');
+    if (labels.join('\n') !== (target.requiredLabels ?? []).join('\n')) changes.requiredLabels = labels;
+  }
+  return changes;
+}
+
 /** An update that changes nothing records nothing (a repeated PATCH is idempotent). */
 function updateTarget(command: UpdateTarget, target: Target): TargetEvent[] {
   const after: Record<string, unknown> = target.kind === 'repository' ? patchedRepository(target, command.changes) : patchedContainer(target, command.changes);
   const before = target as unknown as Record<string, unknown>;
   const changes: Record<string, unknown> = Object.fromEntries(CHANGEABLE.filter((field) => field in after && after[field] !== before[field]).map((field) => [field, after[field]]));
+  Object.assign(changes, placementChanges(target, command.changes));
   // An object: compared by id and kind, not by reference.
   if ('credential' in after && !sameCredential(after.credential as CredentialRef | null, target.kind === 'repository' ? target.credential : null)) {
     changes.credential = after.credential;

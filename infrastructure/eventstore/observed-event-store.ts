@@ -15,7 +15,7 @@ export class ObservedEventStore implements EventStore {
   /**
    * Many streams in one statement, where the store behind can (the SQL table): passed through, not
    * dropped, since exports as of an instant fall back to one read per stream without it (50,000
-   * issue streams: 72 s instead of 5 s, docs/BENCHMARKS.md).
+   * issue streams: 72 s instead of 5 s, docs/BENCHMARKS.md), and agents' claims fold many scans at once.
    */
   readonly readStreams?: (streams: readonly string[]) => Promise<Map<string, RecordedEvent[]>>;
 

@@ -1,6 +1,7 @@
 import { AgentService } from '../../application/agents/agent-service';
 import { JobSignal } from '../../application/agents/job-signal';
 import { ScanLifecycle } from '../../application/scans/scan-lifecycle';
+import { ScanQueueSignal } from '../../application/scans/queue-signal';
 import { SqlAgentContacts } from '../../infrastructure/agents/sql-agent-contacts';
 import { NaclAgentCrypto } from '../../infrastructure/crypto/agent-keys';
 import { AgentQueries } from '../../projections/agents/queries';
@@ -14,15 +15,17 @@ import { TargetsContext } from './targets';
  * signal per instance waking the long polls. Credentials are unsealed by the control plane only
  * when ENCRYPTION_KEY is set, then sealed again to the agent.
  */
-export function composeAgents(core: Core, targets: TargetsContext, scans: { scanLifecycle: ScanLifecycle }) {
+export function composeAgents(core: Core, targets: TargetsContext, scans: { scanLifecycle: ScanLifecycle; scanQueue: ScanQueueSignal }) {
   const agentQueries = new AgentQueries(core.db, new ScanTargetLookup(core.db));
   const lifecycle = scans.scanLifecycle;
-  // One query while nothing waits: no claimable scan for a credential holder means none for anybody.
+  // One query while nothing is claimable: nothing for a credential holder means nothing for anybody.
   const signal = new JobSignal(async () => {
-    const credentialed = await lifecycle.waiting(true);
-    return { credentialed, plain: credentialed && (await lifecycle.waiting(false)) };
+    const credentialed = await lifecycle.claimableSignature(true);
+    return { credentialed, plain: credentialed === null ? null : await lifecycle.claimableSignature(false) };
   }, 1000,
     (e) => core.log.error('Looking for claimable scans for waiting agents failed', { error: (e as Error)?.stack ?? String(e) }));
+  // A scan requested or ended on this instance wakes the waiting polls at once (the probe looks now).
+  scans.scanQueue.subscribe(() => signal.poke());
   const agents = new AgentService(core.commands, agentQueries, new SqlAgentContacts(core.db), lifecycle,
     core.config.encryptionKey !== null ? targets.cloneCredentials : null, new NaclAgentCrypto(), core.clock, signal, core.log);
   return { agents, agentQueries, agentJobSignal: signal };

@@ -1,6 +1,7 @@
 import { ScanLifecycle } from '../../application/scans/scan-lifecycle';
 import { ScanScheduler } from '../../application/scans/scan-scheduler';
 import { ScanService } from '../../application/scans/scan-service';
+import { ScanQueueSignal } from '../../application/scans/queue-signal';
 import { ScanWorker } from '../../application/scans/scan-worker';
 import { SqlInstanceLease } from '../../infrastructure/scans/sql-instance-lease';
 import { SqlScanLeases } from '../../infrastructure/scans/sql-scan-leases';
@@ -26,9 +27,12 @@ export function composeScans(core: Core, identity: IdentityContext, targets: Tar
   const executor = overrides.scanExecutor === undefined ? createDockerScanExecutor(config.scanners) : overrides.scanExecutor;
   const normaliser = overrides.normaliser === undefined ? new ScannerOutputNormaliser() : overrides.normaliser;
   const targetLookup = new ScanTargetLookup(db);
-  const scans = new ScanService(core.visibility, commands, core.ids, targetLookup);
-  const scanLifecycle = new ScanLifecycle(commands, backlog.backlog, new SqlScanLeases(db), new ScanLifecycleQueries(db, targetLookup), targetLookup, clock,
-    { retryDelaysMs: config.scans.retryDelaysMs }, normaliser ?? null, log);
+  const scanQueue = new ScanQueueSignal();
+  const scans = new ScanService(core.visibility, commands, core.ids, targetLookup, scanQueue);
+  const lifecycleQueries = new ScanLifecycleQueries(db, targetLookup);
+  const leases = new SqlScanLeases(db, (trx, executor, now) => lifecycleQueries.candidates(trx, executor, now));
+  const scanLifecycle = new ScanLifecycle(commands, backlog.backlog, leases, lifecycleQueries, targetLookup, clock,
+    { retryDelaysMs: config.scans.retryDelaysMs }, normaliser ?? null, log, scanQueue);
   const scanWorker = new ScanWorker(scanLifecycle, executor ?? null, clock, log, {
     enabled: config.scans.embeddedWorker, maxConcurrent: config.scans.maxConcurrent, intervalMs: config.scans.workerIntervalMs,
     labels: config.scans.workerLabels, workerId: `embedded:${core.instance}`,
@@ -38,5 +42,5 @@ export function composeScans(core: Core, identity: IdentityContext, targets: Tar
   });
   const scanScheduler = new ScanScheduler(new SchedulingQueries(db, targetLookup), scans, scanLifecycle, identity.settings, clock,
     new SqlInstanceLease(db, 'scan-scheduler', core.instance), log, { intervalMs: config.scans.schedulerIntervalMs });
-  return { scans, scanQueries: new ScanQueries(db, core.visibility, targetLookup), scanLifecycle, scanWorker, scanScheduler };
+  return { scans, scanQueue, scanQueries: new ScanQueries(db, core.visibility, targetLookup), scanLifecycle, scanWorker, scanScheduler };
 }

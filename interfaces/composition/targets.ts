@@ -1,3 +1,5 @@
+import { AgentQueries } from '../../projections/agents/queries';
+import { ScanTargetLookup } from '../../projections/targets/scan-target-lookup';
 import { CloneCredentials } from '../../application/credentials/clone-credentials';
 import { CredentialService } from '../../application/credentials/credential-service';
 import { SourceService } from '../../application/sources/source-service';
@@ -25,7 +27,9 @@ export function composeTargets(core: Core, identity: IdentityContext) {
   const sourceQueries = new SourceQueries(db, keys);
   const targets = new TargetService(targetQueries, portfolioQueries, commands, ids, identity.identity,
     // The clone guard on entry (spec 1 §8.3 "checked on entry and before each scan"); the executor builds its own for the scan-time check.
-    new CloneGuard({ allowedHosts: config.scanners.gitAllowedHosts }));
+    new CloneGuard({ allowedHosts: config.scanners.gitAllowedHosts }),
+    // A target pinned to an agent names one that exists (the agents read model).
+    new AgentQueries(db, new ScanTargetLookup(db)));
   return {
     targets, secretBox,
     credentials: new CredentialService(credentialQueries, commands, ids, secretBox),

@@ -22,6 +22,10 @@ const toAgent = (r: Row): AgentRow => ({
 export class AgentQueries implements AgentReads {
   constructor(private readonly db: Database, private readonly targets: ScanTargetLookup) {}
 
+  async exists(id: number): Promise<boolean> {
+    return (await this.db.knex('agents').where({ id }).first('id')) !== undefined;
+  }
+
   async get(id: number): Promise<AgentRow | null> {
     const row: Row | undefined = await this.db.knex('agents').where({ id }).first();
     return row ? toAgent(row) : null;

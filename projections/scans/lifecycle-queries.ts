@@ -1,4 +1,5 @@
-import type { ClaimableScans } from '../../application/scans/ports';
+import { Knex } from 'knex';
+import type { ClaimableScans, ClaimFilter } from '../../application/scans/ports';
 import { Database } from '../../infrastructure/db/database';
 import { ScanTargetLookup } from '../targets/scan-target-lookup';
 
@@ -11,17 +12,43 @@ import { ScanTargetLookup } from '../targets/scan-target-lookup';
 export class ScanLifecycleQueries implements ClaimableScans {
   constructor(private readonly db: Database, private readonly targets: ScanTargetLookup) {}
 
-  async claimable(now: Date, limit: number, holdsCredentials: boolean): Promise<number[]> {
-    const knex = this.db.knex;
-    const q = knex('scans as s')
-      .leftJoin('scan_leases as l', (j) => { j.on('l.scan_id', '=', 's.id').andOn('l.attempt', '=', knex.raw('s.attempts + 1')); })
+  /**
+   * The claimable scans of `executor` as a statement built on `q` (the claim's own transaction):
+   * `s.id` and `s.attempts` of pending scans due at `now`, oldest due first, none of a target with a
+   * scan running, none whose next attempt is reserved, none needing a credential the executor cannot
+   * hold, none whose target requires what the executor does not carry (with `labels`: a pin to
+   * another agent, a label). The lease store runs it inside its reservation
+   * (infrastructure/scans/sql-scan-leases.ts); the probes leave placement out.
+   */
+  candidates(q: Knex | Knex.Transaction, executor: Pick<ClaimFilter, 'holdsCredentials'> & Partial<Pick<ClaimFilter, 'labels' | 'agentId'>>, now: Date): Knex.QueryBuilder {
+    const query = q('scans as s')
+      .leftJoin('scan_leases as l', (j) => { j.on('l.scan_id', '=', 's.id').andOn('l.attempt', '=', q.raw('s.attempts + 1')); })
       .where('s.status', 'pending').where('s.not_before', '<=', now.toISOString()).whereNull('l.scan_id')
       // One scan of a target at a time: a waiting scan starts when the running one has ended.
-      .whereNotExists(knex('scans as r').select(knex.raw('1')).whereRaw('r.target_kind = s.target_kind AND r.target_id = s.target_id').where('r.status', 'scanning'))
-      .orderBy([{ column: 's.not_before' }, { column: 's.id' }]).limit(limit).select('s.id');
-    if (!holdsCredentials) q.where('s.requires_credential', false).whereNotExists(this.targets.namingCredential('s'));
-    const rows: Array<{ id: number }> = await q;
+      .whereNotExists(q('scans as r').select(q.raw('1')).whereRaw('r.target_kind = s.target_kind AND r.target_id = s.target_id').where('r.status', 'scanning'))
+      .orderBy([{ column: 's.not_before' }, { column: 's.id' }]);
+    if (!executor.holdsCredentials) query.where('s.requires_credential', false).whereNotExists(this.targets.namingCredential('s'));
+    // Placement (S1.2.1-20, S1.8.3-42): none of a target pinned to another agent or requiring a label the executor lacks.
+    if (executor.labels !== undefined) query.whereNotExists(this.targets.requirementUnmet('s', { agentId: executor.agentId ?? null, labels: executor.labels }));
+    return query;
+  }
+
+  async claimable(now: Date, limit: number, holdsCredentials: boolean): Promise<number[]> {
+    const rows: Array<{ id: number }> = await this.candidates(this.db.knex, { holdsCredentials }, now).limit(limit).select('s.id');
     return rows.map((r) => Number(r.id));
+  }
+
+  /**
+   * What is claimable, in a few numbers (how many, the sums of their ids and attempts), or null when
+   * nothing is: the waiting long polls are woken when this changes, not while it stays the same (a
+   * scan pinned to another agent does not wake every poll each second).
+   */
+  async signature(now: Date, holdsCredentials: boolean): Promise<string | null> {
+    const inner = this.candidates(this.db.knex, { holdsCredentials }, now).clearOrder().select('s.id', 's.attempts');
+    const row: { n: number | string; ids: number | string | null; attempts: number | string | null } | undefined = await this.db.knex
+      .from(inner.as('c')).select(this.db.knex.raw('count(*) as n, sum(c.id) as ids, sum(c.attempts) as attempts')).first();
+    const n = Number(row?.n ?? 0);
+    return n === 0 ? null : `${n}:${String(row!.ids)}:${String(row!.attempts)}`;
   }
 
   async unleased(claimedBefore: Date, limit: number): Promise<Array<{ scanId: number; attempt: number; startedAt: string }>> {

@@ -41,6 +41,21 @@ export class ScanTargetLookup implements TargetLookup {
     return row ? { kind, id, image: row.image } : null;
   }
 
+  async scanTargets(refs: ReadonlyArray<{ kind: TargetKind; id: number }>): Promise<Map<string, ScanTarget>> {
+    const found = new Map<string, ScanTarget>();
+    const repos = refs.filter((r) => r.kind === 'repository').map((r) => r.id);
+    const images = refs.filter((r) => r.kind === 'container').map((r) => r.id);
+    if (repos.length) {
+      const rows: Array<{ id: number; url: string; branch: string; sub_path: string }> = await this.db.knex('repositories').whereIn('id', repos).select('id', 'url', 'branch', 'sub_path');
+      for (const row of rows) found.set(`repository:${Number(row.id)}`, { kind: 'repository', id: Number(row.id), url: row.url, branch: row.branch, subPath: row.sub_path });
+    }
+    if (images.length) {
+      const rows: Array<{ id: number; image: string }> = await this.db.knex('containers').whereIn('id', images).select('id', 'image');
+      for (const row of rows) found.set(`container:${Number(row.id)}`, { kind: 'container', id: Number(row.id), image: row.image });
+    }
+    return found;
+  }
+
   async credentialed(repositoryIds: readonly number[]): Promise<ReadonlySet<number>> {
     if (repositoryIds.length === 0) return new Set();
     const rows: Array<{ id: number }> = await this.db.knex('repositories').whereIn('id', [...repositoryIds]).whereNotNull('credential_id').select('id');
@@ -73,5 +88,17 @@ export class ScanTargetLookup implements TargetLookup {
   namingCredential(scanAlias: string): Knex.QueryBuilder {
     const knex = this.db.knex;
     return knex('repositories as c').select(knex.raw('1')).whereRaw(`${scanAlias}.target_kind = 'repository' AND c.id = ${scanAlias}.target_id`).whereNotNull('c.credential_id');
+  }
+
+  /**
+   * Correlated sub-query: the target of the scan aliased `scanAlias` requires something the executor
+   * does not carry (target_requirements, v029): pinned to another agent (S1.2.1-20), or a label it
+   * does not answer to. An executor carries `agent:<its id>` (agents only) and `label:<l>` per label.
+   */
+  requirementUnmet(scanAlias: string, executor: { agentId: number | null; labels: readonly string[] }): Knex.QueryBuilder {
+    const knex = this.db.knex;
+    const carried = [...(executor.agentId !== null ? [`agent:${executor.agentId}`] : []), ...executor.labels.map((l) => `label:${l}`)];
+    const q = knex('target_requirements as q').select(knex.raw('1')).whereRaw(`q.target_kind = ${scanAlias}.target_kind AND q.target_id = ${scanAlias}.target_id`);
+    return carried.length ? q.whereNotIn('q.requirement', carried) : q;
   }
 }

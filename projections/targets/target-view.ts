@@ -8,6 +8,7 @@ export function targetView(kind: TargetKind, row: TargetRow, defaultDays: number
   const common = {
     id: Number(row.id), name: row.name, projectId: row.project_id === null ? null : Number(row.project_id), ...schedule,
     schedule: scheduleView(schedule, defaultDays), lastScheduledScanAt: row.last_scheduled_scan_at, createdAt: row.created_at, updatedAt: row.updated_at,
+    requiredAgentId: row.required_agent_id == null ? null : Number(row.required_agent_id), requiredLabels: row.required_labels ? JSON.parse(row.required_labels) as string[] : [],
   };
   if (kind === 'container') return { ...common, image: row.image! };
   const credentialId = row.credential_id == null ? null : Number(row.credential_id);

@@ -33,32 +33,58 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; valu
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
 }
 
-/** CPU time of every PostgreSQL process on this machine (the bench's server is local), in ms. */
-export function postgresCpuMs(): number {
-  let ticks = 0;
+/**
+ * CPU time of the local PostgreSQL processes by pid, in ms: of one server (its postmaster and the
+ * processes it started) when `postmaster` is given, else of every `postgres` process on this machine
+ * (other servers included, which a shared machine makes noisy).
+ */
+export function postgresCpuByPid(postmaster?: number): Map<number, number> {
+  const found = new Map<number, number>();
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (!stat.includes('(postgres)')) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+      if (postmaster !== undefined && Number(pid) !== postmaster && Number(fields[1]) !== postmaster) continue; // fields[1]: parent pid
+      found.set(Number(pid), (Number(fields[11]) + Number(fields[12])) * (1000 / 100)); // utime, stime; USER_HZ is 100 on Linux
     } catch {
       // the process ended meanwhile
     }
   }
-  return ticks * (1000 / 100); // USER_HZ is 100 on Linux
+  return found;
+}
+
+/** Total of postgresCpuByPid. */
+export function postgresCpuMs(postmaster?: number): number {
+  let ms = 0;
+  for (const v of postgresCpuByPid(postmaster).values()) ms += v;
+  return ms;
+}
+
+/** The postmaster of the server a connection of `db` talks to (the parent of its backend), when it runs on this machine. */
+export async function postmasterOf(db: Database): Promise<number | undefined> {
+  try {
+    const backend = Number((await db.knex.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+    const stat = fs.readFileSync(`/proc/${backend}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** CPU used by this process (Vigil and the callers' thread) and by PostgreSQL between start and stop. */
-export function cpuMeter() {
+export function cpuMeter(postmaster?: number) {
   const process0 = process.cpuUsage();
-  const postgres0 = postgresCpuMs();
+  const postgres0 = postgresCpuByPid(postmaster);
   const wall0 = performance.now();
   return {
     stop() {
       const used = process.cpuUsage(process0);
-      return { processMs: (used.user + used.system) / 1000, postgresMs: postgresCpuMs() - postgres0, wallMs: performance.now() - wall0 };
+      // Per process: a backend that exited meanwhile (the pool closes idle connections) does not make the sum fall.
+      let postgresMs = 0;
+      for (const [pid, ms] of postgresCpuByPid(postmaster)) postgresMs += Math.max(0, ms - (postgres0.get(pid) ?? 0));
+      return { processMs: (used.user + used.system) / 1000, postgresMs, wallMs: performance.now() - wall0 };
     },
   };
 }

@@ -7,6 +7,7 @@ import { Services } from '../services';
 import { TARGET_NAME_MAX } from '../../../domain/targets/target';
 import { width } from '../../../domain/shared/column-widths';
 import { Text } from '../text';
+import { MAX_LABEL_LENGTH, MAX_LABELS } from '../../../domain/shared/labels';
 
 const Id = Type.Object({ id: RowId() });
 const Nullable = (s: TSchema) => Type.Union([s, Type.Null()]);
@@ -15,10 +16,16 @@ const ScheduleFields = {
   scanIntervalMinutes: Type.Optional(Nullable(Type.Integer())),
   scanCron: Type.Optional(Nullable(Text({ max: width('repositories.scan_cron') }))),
 };
+/** Where the target's scans may run (spec 1 §2.1 "required agent"): an agent id (GET /admin/agents) or null; labels the claimer must carry. */
+const PlacementFields = {
+  requiredAgentId: Type.Optional(Nullable(RowId())),
+  requiredLabels: Type.Optional(Nullable(Type.Array(Text({ minLength: 1, max: MAX_LABEL_LENGTH }), { maxItems: MAX_LABELS }))),
+};
 const Schedule = Type.Object({ mode: Type.String(), intervalMinutes: Nullable(Type.Integer()) });
 const TargetCommon = {
   id: Type.Integer(), name: Type.String(), projectId: Nullable(Type.Integer()), scanManualOnly: Type.Boolean(), scanIntervalMinutes: Nullable(Type.Integer()),
   scanCron: Nullable(Type.String()), schedule: Schedule, lastScheduledScanAt: Nullable(Type.String()), createdAt: Type.String(), updatedAt: Type.String(),
+  requiredAgentId: Nullable(Type.Integer()), requiredLabels: Type.Array(Type.String()),
 };
 const Repository = Type.Object({
   ...TargetCommon, url: Type.String(), identity: Type.String(), branch: Type.String(), subPath: Type.String(), detectedLanguages: Nullable(Type.Array(Type.String())),
@@ -80,12 +87,12 @@ export function targetRoutes(s: Services): RouteDef[] {
       responses: { 200: { description: 'Groups' } }, handler: async () => s.targetQueries.duplicates(),
     },
     ...perKind('repository', 'repositories', Repository,
-      Type.Object({ url: Url, branch: Type.Optional(Branch), subPath: Type.Optional(SubPath), name: Type.Optional(Name), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
-      Type.Object({ url: Type.Optional(Url), branch: Type.Optional(Branch), subPath: Type.Optional(SubPath), name: Type.Optional(Nullable(Name)), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields, ...CredentialFields }, { additionalProperties: false }),
+      Type.Object({ url: Url, branch: Type.Optional(Branch), subPath: Type.Optional(SubPath), name: Type.Optional(Name), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields, ...PlacementFields, ...CredentialFields }, { additionalProperties: false }),
+      Type.Object({ url: Type.Optional(Url), branch: Type.Optional(Branch), subPath: Type.Optional(SubPath), name: Type.Optional(Nullable(Name)), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields, ...PlacementFields, ...CredentialFields }, { additionalProperties: false }),
       'Repository'),
     ...perKind('container', 'containers', Container,
-      Type.Object({ image: Image, name: Type.Optional(Name), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields }, { additionalProperties: false }),
-      Type.Object({ image: Type.Optional(Image), name: Type.Optional(Nullable(Name)), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields }, { additionalProperties: false }),
+      Type.Object({ image: Image, name: Type.Optional(Name), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields, ...PlacementFields }, { additionalProperties: false }),
+      Type.Object({ image: Type.Optional(Image), name: Type.Optional(Nullable(Name)), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields, ...PlacementFields }, { additionalProperties: false }),
       'Container image'),
     {
       method: 'get', path: '/solutions', tag: 'Portfolio', summary: 'Solutions, each project with detectedLanguages and languagesUnknownFor', auth: { scope: 'read' },

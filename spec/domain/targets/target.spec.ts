@@ -102,6 +102,38 @@ describe('Target decider', () => {
     });
   });
 
+  describe('placement: required agent and required labels', () => {
+    it('[S1.2.1-20] a registration records the required agent and the labels, sorted without repeats; none named records neither', () => {
+      const events = targetDecider.decide({ ...registerRepository, requiredAgentId: 12, requiredLabels: ['linux', 'dmz', 'linux'] }, targetDecider.initialState());
+      expect(events[0].data).to.deep.include({ requiredAgentId: 12, requiredLabels: ['dmz', 'linux'] });
+      const image = targetDecider.decide({ ...registerContainer, requiredLabels: ['gpu'] }, targetDecider.initialState());
+      expect(image[0].data).to.deep.include({ requiredLabels: ['gpu'] }).and.not.have.property('requiredAgentId');
+      spec.given([]).when(registerRepository).then([repositoryRegistered]);
+    });
+
+    it('[S1.2.1-20] refuses (400) a required agent that is no positive integer, a label with a space or a control character, one too long, too many', () => {
+      spec.given([]).when({ ...registerRepository, requiredAgentId: 0 }).thenRefused('invalid');
+      spec.given([]).when({ ...registerRepository, requiredAgentId: 1.5 }).thenRefused('invalid');
+      spec.given([]).when({ ...registerRepository, requiredLabels: ['two words'] }).thenRefused('invalid');
+      spec.given([]).when({ ...registerRepository, requiredLabels: ['tab\there'] }).thenRefused('invalid');
+      spec.given([]).when({ ...registerRepository, requiredLabels: ['x'.repeat(65)] }).thenRefused('invalid');
+      spec.given([]).when({ ...registerRepository, requiredLabels: Array.from({ length: 33 }, (_, i) => `l${i}`) }).thenRefused('invalid');
+      spec.given([repositoryRegistered]).when(update(7, { requiredLabels: [''] })).thenRefused('invalid');
+    });
+
+    it('[S1.2.1-20] a PATCH pins, changes and clears (null, []) the placement; the same placement again records nothing', () => {
+      const pinned: TargetEvent = { type: 'TargetUpdated', data: { id: 7, kind: 'repository', changes: { requiredAgentId: 12, requiredLabels: ['dmz'] }, updatedAt: later.toISOString(), updatedBy: actor } };
+      spec.given([repositoryRegistered]).when(update(7, { requiredAgentId: 12, requiredLabels: ['dmz'] })).then([pinned]);
+      spec.given([repositoryRegistered, pinned]).when(update(7, { requiredAgentId: 12, requiredLabels: ['dmz', 'dmz'] })).then([]);
+      spec.given([repositoryRegistered, pinned]).when(update(7, { requiredAgentId: null, requiredLabels: null })).then([{
+        type: 'TargetUpdated', data: { id: 7, kind: 'repository', changes: { requiredAgentId: null, requiredLabels: [] }, updatedAt: later.toISOString(), updatedBy: actor },
+      }]);
+      spec.given([repositoryRegistered, pinned]).when(update(7, { name: 'other' })).then([{
+        type: 'TargetUpdated', data: { id: 7, kind: 'repository', changes: { name: 'other' }, updatedAt: later.toISOString(), updatedBy: actor },
+      }]);
+    });
+  });
+
   describe('update (PATCH)', () => {
     it('records only the fields that changed', () => {
       spec.given([repositoryRegistered]).when(update(7, { name: 'Payments', scanIntervalMinutes: 60, projectId: null })).then([{

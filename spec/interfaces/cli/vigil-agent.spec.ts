@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import Docker from 'dockerode';
@@ -9,7 +11,7 @@ import { ManualClock } from '../../../application/ports/clock';
 import { SCAN_STEPS, ScanStep } from '../../../application/ports/scanning';
 import { DockerScanExecutor } from '../../../infrastructure/scanning/executor';
 import { loadScannerSettings } from '../../../infrastructure/scanning/settings';
-import { AgentProcess, ensureStopped, startAgentProcess } from '../../support/agent-process';
+import { AgentLine, AgentProcess, ensureStopped, startAgentProcess } from '../../support/agent-process';
 import { newEncryptionKey } from '../../support/credentials';
 import { requireCorpus } from '../../support/corpus';
 import { RunningVigil, startVigil } from '../../support/vigil';
@@ -273,3 +275,154 @@ function walk(dir: string): string[] {
   }
   return out;
 }
+
+/**
+ * The control plane going away and coming back, without Docker: the agent's VIGIL_URL points at a
+ * TCP relay on loopback in front of a real control plane; closing the relay (and cutting its
+ * connections) is the control plane going away, listening again on the same port is it coming back.
+ */
+describe('vigil-agent process when the control plane goes away (interfaces/cli/agent/runner.ts)', function () {
+  this.timeout(120_000);
+  let v: RunningVigil;
+  let admin: string;
+  let relay: net.Server | null = null;
+  let port = 0;
+  const sockets = new Set<net.Socket>();
+  let p: AgentProcess | undefined;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-agent-away-'));
+
+  const listen = () => new Promise<void>((resolve) => {
+    relay = net.createServer((client) => {
+      const upstream = net.connect(Number(new URL(v.url).port), '127.0.0.1');
+      for (const s of [client, upstream]) { sockets.add(s); s.on('close', () => sockets.delete(s)); s.on('error', () => undefined); }
+      client.pipe(upstream).pipe(client);
+    });
+    relay.listen(port, '127.0.0.1', () => { port = (relay!.address() as net.AddressInfo).port; resolve(); });
+  });
+  const goAway = async () => {
+    await new Promise<void>((resolve) => { relay!.close(() => resolve()); for (const s of sockets) s.destroy(); });
+    relay = null;
+  };
+
+  before(async () => {
+    v = await startVigil({ env: { VIGIL_EMBEDDED_WORKER: 'false' }, overrides: { scanExecutor: null } });
+    admin = await v.signIn();
+    await listen();
+  });
+  after(async () => {
+    await ensureStopped(p);
+    if (relay) await goAway();
+    await v?.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('[S1.8.3-63] reconnects with a growing pause while the control plane is away, says hello again when it is back, and claims again', async () => {
+    const key = await v.key(admin, { name: 'away-agent', scopes: ['agent'] });
+    p = startAgentProcess({
+      VIGIL_URL: `http://127.0.0.1:${port}`, VIGIL_AGENT_TOKEN: key.key, VIGIL_AGENT_TOKEN_FILE: '', VIGIL_AGENT_WORK_DIR: fs.mkdtempSync(path.join(tmp, 'work-')),
+      VIGIL_AGENT_WAIT: '1s', VIGIL_AGENT_RETRY: '1s', VIGIL_AGENT_HEARTBEAT: '1s',
+    });
+    await p.waitFor((l) => l.message === 'Connected');
+    await goAway();
+    const away = (l: AgentLine) => l.message === 'The control plane is away or refused; retrying';
+    await p.waitFor((l) => p!.lines.filter(away).length >= 3 && away(l), 30_000);
+    const pauses = p.lines.filter(away).slice(0, 3).map((l) => Number(l.retryInMs));
+    // VIGIL_AGENT_RETRY doubled at each failure, with a jitter of ±20 %: about 1 s, 2 s, 4 s.
+    expect(pauses[0]).to.be.within(800, 1200);
+    expect(pauses[1]).to.be.within(1600, 2400);
+    expect(pauses[2]).to.be.within(3200, 4800);
+    expect(p.child.exitCode, 'the agent keeps running').to.equal(null);
+    const before = p.lines.filter((l) => l.message === 'Connected').length;
+    await listen(); // the same port again
+    await p.waitFor((l) => l.message === 'Connected' && p!.lines.filter((x) => x.message === 'Connected').length > before, 30_000);
+    const repo = (await v.request('POST', '/repositories', { token: admin, body: { url: 'https://git.example/away/app', scanManualOnly: true } })).body.id;
+    const scan = (await v.request('POST', `/repositories/${repo}/scan`, { token: admin, body: {} })).body.id;
+    await p.waitFor((l) => l.message === 'Scan claimed' && l.scanId === scan, 30_000);
+  });
+});
+
+/**
+ * A lowered max_concurrent with a real vigil-agent process, without Docker: the scans' clones go to
+ * an HTTP server on loopback that holds every request unanswered, so a claimed scan runs (its lease
+ * renewed) until the spec answers its request with 404 (the clone fails, the agent reports it).
+ */
+describe('vigil-agent process and a lowered max_concurrent (spec 1 §4.7)', function () {
+  this.timeout(180_000);
+  let v: RunningVigil;
+  let admin: string;
+  let p: AgentProcess | undefined;
+  const held = new Map<string, http.ServerResponse>();
+  const server = http.createServer((req, res) => { held.set(String(req.url).split('/')[1], res); });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-agent-limit-'));
+
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    v = await startVigil({ env: { VIGIL_EMBEDDED_WORKER: 'false' }, overrides: { scanExecutor: null } });
+    admin = await v.signIn();
+  });
+  after(async () => {
+    await ensureStopped(p);
+    for (const res of held.values()) res.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections?.();
+    await v?.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  const status = async (id: number) => (await v.request('GET', `/scans/${id}`, { token: admin })).body.scan.status as string;
+  const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** The clone failed on the agent (a 404), and its failure report reached the control plane. */
+  const ended = async (id: number) => {
+    await p!.waitFor((l) => l.message === 'Scan failed' && l.scanId === id, 60_000);
+    const end = Date.now() + 30_000;
+    while ((await status(id)) !== 'failed') {
+      if (Date.now() > end) throw new Error(`scan ${id} was not reported failed`);
+      await settle(100);
+    }
+  };
+
+  it('[S1.4.7-17] [S1.4.7-15] lowered from 2 to 1 while two scans run: both go on to their end, and the next scan is claimed only when neither runs', async () => {
+    const port = (server.address() as net.AddressInfo).port;
+    const key = await v.key(admin, { name: 'limit-agent', scopes: ['agent'] });
+    const scanOfRepo = async (name: string) => {
+      const repo = (await v.request('POST', '/repositories', { token: admin, body: { url: `http://127.0.0.1:${port}/${name}/app.git`, scanManualOnly: true } })).body.id;
+      const r = await v.request('POST', `/repositories/${repo}/scan`, { token: admin, body: {} });
+      expect(r.status, r.text).to.equal(200);
+      return r.body.id as number;
+    };
+    p = startAgentProcess({
+      VIGIL_URL: v.url, VIGIL_AGENT_TOKEN: key.key, VIGIL_AGENT_TOKEN_FILE: '', VIGIL_AGENT_WORK_DIR: fs.mkdtempSync(path.join(tmp, 'work-')),
+      VIGIL_AGENT_WAIT: '1s', VIGIL_AGENT_RETRY: '1s', VIGIL_AGENT_HEARTBEAT: '1s',
+    });
+    await p.waitFor((l) => l.message === 'Connected');
+    expect((await v.request('PATCH', `/admin/agents/${key.id}`, { token: admin, body: { max_concurrent: 2 } })).status).to.equal(200);
+    const first = await scanOfRepo('one');
+    const second = await scanOfRepo('two');
+    for (const id of [first, second]) await p.waitFor((l) => l.message === 'Scan claimed' && l.scanId === id);
+    const claimedBoth = Date.now();
+    while (held.size < 2 && Date.now() - claimedBoth < 30_000) await settle(100); // both clones are under way
+    expect([...held.keys()].sort()).to.deep.equal(['one', 'two']);
+
+    expect((await v.request('PATCH', `/admin/agents/${key.id}`, { token: admin, body: { max_concurrent: 1 } })).status).to.equal(200);
+    const third = await scanOfRepo('three');
+    await settle(3000);
+    expect(await status(third), 'two run, the limit is 1: nothing more is claimed').to.equal('pending');
+    expect([await status(first), await status(second)], 'nothing running is interrupted').to.deep.equal(['scanning', 'scanning']);
+    expect(p.lines.filter((l) => l.message === 'Scan reported' || l.message === 'Scan failed')).to.have.length(0);
+
+    held.get('one')!.writeHead(404).end();
+    await ended(first);
+    await settle(3000);
+    expect(await status(third), 'one still runs, at the limit of 1').to.equal('pending');
+    expect(await status(second)).to.equal('scanning');
+    const heldByAgent = await v.database.db.knex('scan_leases').where({ worker: `agent:${key.id}` }).count({ n: '*' }).first();
+    expect(Number(heldByAgent!.n)).to.equal(1);
+
+    held.get('two')!.writeHead(404).end();
+    await ended(second);
+    await p.waitFor((l) => l.message === 'Scan claimed' && l.scanId === third, 30_000);
+    const lines = p.lines.map((l) => `${l.message} ${String(l.scanId ?? '')}`);
+    expect(lines.indexOf(`Scan claimed ${third}`)).to.be.greaterThan(lines.indexOf(`Scan failed ${second}`));
+    held.get('three')?.writeHead(404).end();
+  });
+});

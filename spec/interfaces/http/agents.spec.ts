@@ -91,6 +91,9 @@ describe('Agents over HTTP (interfaces/http/routes/agents.ts)', function () {
     expect(submitted.type).to.equal('AgentResultSubmitted');
     expect(submitted.data).to.deep.include({ scanId: first, attempt: 1, audit: 'AGENT_RESULT_SUBMITTED' });
     expect((submitted.data as { description: string }).description).to.contain((submitted.data as { acceptedAt: string }).acceptedAt);
+    // One unit of work: the audit record and the result's ScanCompleted are in one commit (one transaction id).
+    const completed = (await v.services.store.readStream(`scan-${first}`)).find((e) => e.type === 'ScanCompleted')!;
+    expect(String(submitted.cursor.commit), "AGENT_RESULT_SUBMITTED commits with the result").to.equal(String(completed.cursor.commit));
     expect((await client.poll(0, 4)).body.jobs.map((j: { id: number }) => j.id)).to.deep.equal([second]);
     const iso = await client.result(second, 1, { ...result, duration: 'PT1M2.5S' });
     expect(iso.status).to.equal(200);
@@ -234,5 +237,71 @@ describe('Agents over HTTP (interfaces/http/routes/agents.ts)', function () {
     expect((await client.poll(0, 3)).body.jobs, 'still one running: at the limit').to.deep.equal([]);
     await client.result(ids[2], 1, result);
     expect((await client.poll(0, 3)).body.jobs.map((j: { id: number }) => j.id)).to.deep.equal([extra]);
+  });
+
+  it('[S1.2.1-20] requiredAgentId names an existing agent and requiredLabels are bounded labels (400 otherwise, nothing written); GET shows them; PATCH clears them', async () => {
+    const pinnedTo = await agent();
+    const before = await v.database.db.knex('repositories').count({ n: '*' }).first();
+    const refused = async (body: Record<string, unknown>) => {
+      const r = await v.request('POST', '/repositories', { token: admin, body: { url: `https://git.example/${randomBytes(4).toString('hex')}/pinned`, scanManualOnly: true, ...body } });
+      expect(r.status, r.text).to.equal(400);
+      expect(r.headers.get('content-type')).to.contain('application/problem+json');
+    };
+    await refused({ requiredAgentId: 987654 });
+    await refused({ requiredLabels: ['has space'] });
+    await refused({ requiredLabels: ['bell\u0007'] });
+    await refused({ requiredLabels: ['x'.repeat(65)] });
+    await refused({ requiredLabels: Array.from({ length: 33 }, (_, i) => `l${i}`) });
+    expect((await v.database.db.knex('repositories').count({ n: '*' }).first())!.n, 'nothing written').to.equal(before!.n);
+    const id = await repository({ requiredAgentId: pinnedTo.agentId, requiredLabels: ['linux', 'dmz'] });
+    const shown = (await v.request('GET', `/repositories/${id}`, { token: admin })).body;
+    expect(shown).to.deep.include({ requiredAgentId: pinnedTo.agentId, requiredLabels: ['dmz', 'linux'] });
+    const bad = await v.request('PATCH', `/repositories/${id}`, { token: admin, body: { requiredAgentId: 987654 } });
+    expect(bad.status, bad.text).to.equal(400);
+    expect((await v.request('GET', `/repositories/${id}`, { token: admin })).body.requiredAgentId, 'a refused PATCH changes nothing').to.equal(pinnedTo.agentId);
+    const cleared = await v.request('PATCH', `/repositories/${id}`, { token: admin, body: { requiredAgentId: null, requiredLabels: [] } });
+    expect(cleared.status, cleared.text).to.equal(200);
+    expect(cleared.body).to.deep.include({ requiredAgentId: null, requiredLabels: [] });
+    const image = await v.request('POST', '/containers', { token: admin, body: { image: 'registry.example/placement/app:1', scanManualOnly: true, requiredLabels: ['gpu'] } });
+    expect(image.status, image.text).to.equal(201);
+    expect(image.body).to.deep.include({ requiredAgentId: null, requiredLabels: ['gpu'] });
+    await v.request('DELETE', `/containers/${image.body.id}`, { token: admin });
+  });
+
+  it('[S1.2.1-20] [S1.8.3-42] a pinned target is claimed by its agent only; required labels must all be carried, by an agent or the built-in worker', async () => {
+    const a = await agent(); // labels ['linux']
+    const b = await agent();
+    for (const c of [a, b]) await v.request('PATCH', `/admin/agents/${c.agentId}`, { token: admin, body: { max_concurrent: 16 } });
+    const pinned = await requestScan(await repository({ requiredAgentId: a.agentId }));
+    const needsDmz = await requestScan(await repository({ requiredLabels: ['dmz', 'linux'] }));
+    const needsLinux = await requestScan(await repository({ requiredLabels: ['linux'] }));
+    const ids = (r: { body: { jobs: Array<{ id: number }> } }) => r.body.jobs.map((j) => j.id);
+    const viaB = ids(await b.poll(0, 16));
+    expect(viaB, 'another agent never claims a pinned scan').to.not.include(pinned);
+    expect(viaB, 'an agent without dmz does not claim a scan requiring dmz and linux').to.not.include(needsDmz);
+    expect(viaB, 'an agent carrying linux claims a scan requiring linux').to.include(needsLinux);
+    const viaA = ids(await a.poll(0, 16));
+    expect(viaA).to.include(pinned).and.not.include(needsDmz);
+    // The built-in worker's claim (the same lifecycle; VIGIL_WORKER_LABELS are its labels): with dmz and linux it takes the scan.
+    const lacking = await v.services.scanLifecycle.claim({ worker: 'embedded:spec-a', holdsCredentials: true, labels: ['linux'] }, 16);
+    expect(lacking.map((c) => c.scanId)).to.not.include(needsDmz);
+    const carrying = await v.services.scanLifecycle.claim({ worker: 'embedded:spec-b', holdsCredentials: true, labels: ['dmz', 'linux', 'x86'] }, 16);
+    expect(carrying.map((c) => c.scanId)).to.include(needsDmz);
+    for (const c of carrying) await v.services.scanLifecycle.complete(c, { artifacts: {}, languages: [], languagesBounded: false, duration: 'PT1S' });
+    for (const id of viaA) await a.result(id, 1, result);
+    for (const id of viaB) await b.result(id, 1, result);
+  });
+
+  it('[S1.2.1-20] a pinned image is not claimed by the built-in worker, which carries no agent', async () => {
+    const a = await agent();
+    const image = await v.request('POST', '/containers', { token: admin, body: { image: 'registry.example/placement/pinned:1', scanManualOnly: true, requiredAgentId: a.agentId } });
+    expect(image.status, image.text).to.equal(201);
+    const scan = (await v.request('POST', `/containers/${image.body.id}/scan`, { token: admin, body: {} })).body.id as number;
+    const worker = await v.services.scanLifecycle.claim({ worker: 'embedded:spec-c', holdsCredentials: true, labels: [] }, 16);
+    expect(worker.map((c) => c.scanId)).to.not.include(scan);
+    for (const c of worker) await v.services.scanLifecycle.complete(c, { artifacts: {}, languages: [], languagesBounded: false, duration: 'PT1S' });
+    const jobs = (await a.poll(0, 1)).body.jobs as Array<{ id: number }>;
+    expect(jobs.map((j) => j.id)).to.deep.equal([scan]);
+    await a.result(scan, 1, result);
   });
 });
