@@ -20,7 +20,7 @@ import { v024AgentOperations } from './v024-agent-operations';
 import { v026SingleSignOn } from './v026-single-sign-on';
 import { v027SecondFactor } from './v027-second-factor';
 import { v028Scim } from './v028-scim';
-import { v029TargetPlacement } from './v029-target-placement';
+import { v029TargetRequirements } from './v029-target-requirements';
 import { v030AsOfHistory } from './v030-as-of-history';
 import { v018AuditMirror } from './v018-audit-mirror';
 import { v020EvidenceBundles } from './v020-evidence-bundles';
@@ -55,7 +55,7 @@ export const migrations: Migration[] = [
   v026SingleSignOn,
   v027SecondFactor,
   v028Scim,
-  v029TargetPlacement,
+  v029TargetRequirements,
   v030AsOfHistory,
 ];
 

@@ -9,8 +9,8 @@ import type { Migration } from './index';
  *   claim leaves out a target with any requirement the claimer does not carry in one anti-join of
  *   its own statement, on every engine (no JSON functions).
  */
-export const v029TargetPlacement: Migration = {
-  name: 'v029-target-placement',
+export const v029TargetRequirements: Migration = {
+  name: 'v029-target-requirements',
   async up(knex) {
     for (const table of ['repositories', 'containers']) {
       await knex.schema.alterTable(table, (t) => {
