@@ -434,6 +434,46 @@ describe('web interface (Chromium against a real Vigil)', function () {
       }
     });
 
+    it('signing out forgets the session before the server answers: a reload meanwhile shows the sign-in form and calls nothing with the ended session, and the server ends it all the same', async () => {
+      const account = await v.account(['reader'], 'reader-sign-out');
+      const d = await drive(browser, v.url);
+      try {
+        for (const slowAnswer of [true, false]) {
+          await signIn(d, account.username, 'a-long-enough-password');
+          const token = (await d.page.evaluate(() => (globalThis as any).sessionStorage.getItem('vigil.session'))) as string;
+          const usedAfterSignOut: string[] = [];
+          let signingOut = false;
+          const watch = (r: import('playwright-core').Request) => {
+            if (signingOut && r.headers().authorization === `Bearer ${token}` && !r.url().endsWith('/auth/sign-out')) usedAfterSignOut.push(r.url());
+          };
+          d.page.on('request', watch);
+          // A slow server (its answer held at the network, as a busy one would keep it) must not matter to the page.
+          let release = () => undefined as void;
+          const held = new Promise<void>((ok) => { release = ok; });
+          if (slowAnswer) await d.page.route('**/api/v1/auth/sign-out', async (route) => { const answer = await route.fetch(); await held; await route.fulfill({ response: answer }); });
+          signingOut = true;
+          await d.page.getByRole('button', { name: 'Sign out' }).click();
+          await d.page.goto('/'); // at once, as a person reloading would
+          await d.page.getByLabel('Username').waitFor();
+          expect(await d.page.getByText('Your session ended').count(), 'an ended session was used').to.equal(0);
+          release();
+          await d.page.unrouteAll({ behavior: 'ignoreErrors' });
+          d.page.off('request', watch);
+          expect(usedAfterSignOut).to.deep.equal([]);
+          // The sign-out reached the server although the page was left at once (keepalive).
+          let status = 0;
+          for (let i = 0; i < 50 && status !== 401; i++) {
+            status = (await v.request('GET', '/me', { token })).status;
+            if (status !== 401) await new Promise((ok) => setTimeout(ok, 200));
+          }
+          expect(status, 'the left session is refused').to.equal(401);
+        }
+        expect(d.errors).to.deep.equal([]);
+      } finally {
+        await d.context.close();
+      }
+    });
+
     it('[S2.6-37] a person sets up a second factor, keeps the backup codes shown once, and signs in with one', async () => {
       const account = await v.account(['writer'], 'writer-2fa');
       const d = await drive(browser, v.url);
