@@ -91,15 +91,20 @@ export function Table<T>({ caption, rows, columns, empty, rowKey }: { caption: s
   );
 }
 
-/** Paging through Link rel="next": the next page's cursor goes into the page's own address, so Back returns to the previous page. */
-export function Pager({ path, query, next, cursor = 'after' }: { path: string; query: Record<string, string | undefined>; next: Record<string, string> | null; cursor?: string }) {
-  const atStart = !query[cursor];
+/**
+ * Paging through Link rel="next": the next page's cursor (one parameter, or several such as after
+ * and after_key) goes into the page's own address, so Back returns to the previous page.
+ */
+export function Pager({ path, query, next, cursor = 'after' }: { path: string; query: Record<string, string | undefined>; next: Record<string, string> | null; cursor?: string | string[] }) {
+  const names = typeof cursor === 'string' ? [cursor] : cursor;
+  const atStart = !query[names[0]];
   if (atStart && !next) return null;
+  const moved = (from: Record<string, string> | null) => Object.fromEntries(names.map((n) => [n, from?.[n]]));
   return (
     <nav class="pager" aria-label="Pages">
-      {!atStart && <a href={href(path, { ...query, [cursor]: undefined })}>First page</a>}
+      {!atStart && <a href={href(path, { ...query, ...moved(null) })}>First page</a>}
       {!atStart && <a href="#" onClick={(e) => { e.preventDefault(); history.back(); }}>Previous page</a>}
-      {next && <a href={href(path, { ...query, [cursor]: next[cursor] })} rel="next">Next page</a>}
+      {next && <a href={href(path, { ...query, ...moved(next) })} rel="next">Next page</a>}
     </nav>
   );
 }

@@ -152,6 +152,40 @@ describe('web interface (Chromium against a real Vigil)', function () {
       await shoot(p, 'backlog');
     });
 
+    it('orders the backlog by severity across pages (the API\'s order; the next page\'s address carries after and after_key) and filters by type, KEV and EPSS', async () => {
+      const p = admin.page;
+      const rank = (s: string) => ['low', 'medium', 'high', 'critical'].indexOf(s);
+      const severities = () => p.getByRole('table', { name: 'Issues' }).locator('tbody tr td:nth-child(3)').allTextContents();
+      await open(admin, `/issues?repository_id=${repositoryId}&status=open&limit=25`, `Backlog of repository ${repositoryId}`);
+      await p.getByLabel('Order').selectOption('severity');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await p.waitForFunction(() => (document as any).body.dataset.route.includes('sort=severity'));
+      await settled(admin, `Backlog of repository ${repositoryId}`);
+      const first = (await severities()).map(rank);
+      expect(first).to.have.length(25);
+      expect(first).to.deep.equal([...first].sort((a, b) => b - a));
+      await p.getByRole('link', { name: 'Next page' }).click();
+      await p.waitForFunction(() => (document as any).body.dataset.route.includes('after_key='));
+      await settled(admin, `Backlog of repository ${repositoryId}`);
+      const second = (await severities()).map(rank);
+      expect(second.length).to.be.greaterThan(0);
+      expect(second).to.deep.equal([...second].sort((a, b) => b - a));
+      expect(Math.max(...second)).to.be.at.most(Math.min(...first));
+      await shoot(p, 'backlog-by-severity');
+      await p.getByLabel('Type').selectOption('secret');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await p.getByText('No issue matches.').waitFor();
+      expect(p.url()).to.include('type=secret').and.not.include('after=');
+      await p.getByLabel('Type').selectOption('imported');
+      await p.getByLabel('KEV').selectOption('true');
+      await p.getByLabel('EPSS at least').fill('0.5');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await p.waitForFunction(() => (document as any).body.dataset.route.includes('epss_min=0.5'));
+      // No feed was synchronised here: KEV and EPSS are unknown, and an unknown state matches no such filter.
+      await p.getByText('No issue matches.').waitFor();
+      expect(await axe(p)).to.deep.equal([]);
+    });
+
     it('[S1.2.3-03] under four-eyes the administrator asks for not_affected, a security lead approves it in another browser context', async () => {
       const p = admin.page;
       await open(admin, '/admin/settings', 'Administration: Settings');
