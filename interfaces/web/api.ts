@@ -32,7 +32,8 @@ export function nextOf(link: string | null): Record<string, string> | null {
   return Object.fromEntries(new URL(m[1], location.origin).searchParams.entries());
 }
 
-export async function call<T = any>(method: string, path: string, options: { body?: unknown; query?: Query; ifMatch?: string | null; raw?: BodyInit; contentType?: string } = {}): Promise<Answer<T>> {
+/** `cookies`: send this origin's cookies (only the sign-on handoff reads one; every other call is the bearer token's alone). */
+export async function call<T = any>(method: string, path: string, options: { body?: unknown; query?: Query; ifMatch?: string | null; raw?: BodyInit; contentType?: string; cookies?: boolean } = {}): Promise<Answer<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const token = session.token();
   if (token) headers.authorization = `Bearer ${token}`;
@@ -46,7 +47,7 @@ export async function call<T = any>(method: string, path: string, options: { bod
   let res: Response;
   const signal = session.signal();
   try {
-    res = await fetch(`/api/v1${path}${queryString(options.query)}`, { method, headers, body, credentials: 'omit', cache: 'no-store', signal });
+    res = await fetch(`/api/v1${path}${queryString(options.query)}`, { method, headers, body, credentials: options.cookies ? 'same-origin' : 'omit', cache: 'no-store', signal });
   } catch {
     if (signal.aborted) throw new ApiError({ status: 0, title: 'Cancelled', detail: 'The session this call belonged to was left.' });
     throw new ApiError({ status: 0, title: 'No answer', detail: 'The server did not answer; check the connection and try again.' });
