@@ -1,6 +1,6 @@
 /** Small pieces every page uses: loading an API answer, problems shown as the server wrote them, tables, dates, paging. */
 import type { ComponentChildren, TargetedSubmitEvent } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Answer, ApiError, call, Query } from './api';
 import { href } from './router';
 
@@ -153,4 +153,15 @@ export const int = (form: FormData, name: string): number | undefined => {
 
 export function targetHref(kind: string, id: number): string {
   return href(`/${kind === 'container' ? 'containers' : 'repositories'}/${id}`);
+}
+
+/**
+ * A <select> that starts on `defaultValue` and is then the person's: Preact has no defaultValue
+ * for a select (it would start on the first option, and a form saved unchanged would reset the
+ * field). The value is set once its options exist, and again only when `defaultValue` changes.
+ */
+export function Select({ defaultValue, children, ...props }: { id: string; name: string; defaultValue?: string; required?: boolean; 'aria-describedby'?: string; children: ComponentChildren }) {
+  const ref = useRef<HTMLSelectElement>(null);
+  useLayoutEffect(() => { if (ref.current && defaultValue !== undefined) ref.current.value = defaultValue; }, [defaultValue]);
+  return <select ref={ref} {...props}>{children}</select>;
 }

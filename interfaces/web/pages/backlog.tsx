@@ -3,7 +3,7 @@ import type { PageProps } from '.';
 import { ApiError, call } from '../api';
 import { may } from '../roles';
 import { href } from '../router';
-import { ActionForm, Day, Field, Loading, Page, Pager, Severity, Table, targetHref, useGet } from '../ui';
+import { ActionForm, Day, Field, Loading, Page, Pager, Severity, Table, targetHref, useGet, Select } from '../ui';
 import { decisionBody, DecisionFields, STATUSES } from './triage-form';
 
 export interface Issue {
@@ -49,16 +49,16 @@ export function Backlog({ query, me }: PageProps) {
       <form class="filters" onSubmit={applyFilters} aria-label="Filters">
         {filters.repository_id && <input type="hidden" name="repository_id" value={filters.repository_id} />}
         {filters.container_id && <input type="hidden" name="container_id" value={filters.container_id} />}
-        <Field label="Status">{(id) => <select id={id} name="status" defaultValue={filters.status ?? ''}><option value="">any</option><option value="open">open</option><option value="resolved">resolved</option></select>}</Field>
-        <Field label="Triage status">{(id) => <select id={id} name="triage_status" defaultValue={filters.triage_status ?? ''}><option value="">any</option>{[...STATUSES, 'pending_approval'].map((s) => <option value={s}>{s.replace(/_/g, ' ')}</option>)}</select>}</Field>
-        <Field label="Severity">{(id) => <select id={id} name="severity" defaultValue={filters.severity ?? ''}><option value="">any</option>{['critical', 'high', 'medium', 'low'].map((s) => <option>{s}</option>)}</select>}</Field>
-        <Field label="Type">{(id) => <select id={id} name="type" defaultValue={filters.type ?? ''}><option value="">any</option>{TYPES.map((t) => <option>{t}</option>)}</select>}</Field>
-        <Field label="KEV">{(id) => <select id={id} name="kev" defaultValue={filters.kev ?? ''}><option value="">any</option><option value="true">listed in KEV</option><option value="false">not listed</option></select>}</Field>
+        <Field label="Status">{(id) => <Select id={id} name="status" defaultValue={filters.status ?? ''}><option value="">any</option><option value="open">open</option><option value="resolved">resolved</option></Select>}</Field>
+        <Field label="Triage status">{(id) => <Select id={id} name="triage_status" defaultValue={filters.triage_status ?? ''}><option value="">any</option>{[...STATUSES, 'pending_approval'].map((s) => <option value={s}>{s.replace(/_/g, ' ')}</option>)}</Select>}</Field>
+        <Field label="Severity">{(id) => <Select id={id} name="severity" defaultValue={filters.severity ?? ''}><option value="">any</option>{['critical', 'high', 'medium', 'low'].map((s) => <option>{s}</option>)}</Select>}</Field>
+        <Field label="Type">{(id) => <Select id={id} name="type" defaultValue={filters.type ?? ''}><option value="">any</option>{TYPES.map((t) => <option>{t}</option>)}</Select>}</Field>
+        <Field label="KEV">{(id) => <Select id={id} name="kev" defaultValue={filters.kev ?? ''}><option value="">any</option><option value="true">listed in KEV</option><option value="false">not listed</option></Select>}</Field>
         <Field label="EPSS at least" hint="0 to 1">{(id, d) => <input id={id} name="epss_min" type="number" min={0} max={1} step="any" size={6} defaultValue={filters.epss_min ?? ''} aria-describedby={d} />}</Field>
         <Field label="OWASP category" hint="e.g. A03:2021">{(id, d) => <input id={id} name="owasp_category" maxLength={20} size={10} defaultValue={filters.owasp_category ?? ''} aria-describedby={d} />}</Field>
         <label class="check"><input type="checkbox" name="unsettled" defaultChecked={filters.unsettled === 'true'} /> Unsettled only</label>
-        <Field label="Per page">{(id) => <select id={id} name="limit" defaultValue={filters.limit ?? '50'}>{['25', '50', '100', '250'].map((n) => <option>{n}</option>)}</select>}</Field>
-        <Field label="Order">{(id) => <select id={id} name="sort" defaultValue={filters.sort ?? 'id'}>{SORTS.map(([v, label]) => <option value={v}>{label}</option>)}</select>}</Field>
+        <Field label="Per page">{(id) => <Select id={id} name="limit" defaultValue={filters.limit ?? '50'}>{['25', '50', '100', '250'].map((n) => <option>{n}</option>)}</Select>}</Field>
+        <Field label="Order">{(id) => <Select id={id} name="sort" defaultValue={filters.sort ?? 'id'}>{SORTS.map(([v, label]) => <option value={v}>{label}</option>)}</Select>}</Field>
         <button type="submit">Apply</button>
       </form>
       <Loading loaded={issues} />

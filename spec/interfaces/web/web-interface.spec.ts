@@ -9,6 +9,7 @@ import { corpusPath, requireCorpus } from '../../support/corpus';
 import { pathVariants, rawRequest } from '../../support/route-paths';
 import { ADMIN, RunningVigil, startVigil } from '../../support/vigil';
 import { axe, drive, Driven, open, settled, shoot, signIn } from './support';
+import { tcpReceiver, until } from '../../support/siem-receivers';
 
 // Used inside page.evaluate callbacks (the spec's tsconfig has no DOM library).
 declare const sessionStorage: { length: number };
@@ -175,7 +176,8 @@ describe('web interface (Chromium against a real Vigil)', function () {
       await p.getByLabel('Type').selectOption('secret');
       await p.getByRole('button', { name: 'Apply' }).click();
       await p.getByText('No issue matches.').waitFor();
-      expect(p.url()).to.include('type=secret').and.not.include('after=');
+      // The other choices stay as the address says (the order among them), and paging starts again.
+      expect(p.url()).to.include('type=secret').and.include('sort=severity').and.include('limit=25').and.not.include('after=');
       await p.getByLabel('Type').selectOption('imported');
       await p.getByLabel('KEV').selectOption('true');
       await p.getByLabel('EPSS at least').fill('0.5');
@@ -301,6 +303,85 @@ describe('web interface (Chromium against a real Vigil)', function () {
 
   });
 
+  describe('agents, the SIEM export and the SCIM token (administration)', () => {
+    it('an administrator sees an agent that said hello, sets its limit and pins a generated signing key whose private half is shown once', async () => {
+      const token = await v.signIn();
+      const key = await v.key(token, { name: 'agent-1', scopes: ['agent'] });
+      const hello = await v.request('POST', '/agent/hello', { apiKey: key.key, body: { version: '0.12.0', labels: ['linux', 'docker'] } });
+      expect(hello.status, hello.text).to.equal(200);
+      const agentId = hello.body.agentId as number;
+      const p = admin.page;
+      await open(admin, '/admin/agents', 'Administration: Agents');
+      const row = p.getByRole('table', { name: 'Agents' }).locator('tbody tr').first();
+      expect(await row.textContent()).to.include('0.12.0').and.include('linux');
+      await p.getByLabel(`Concurrent scans of agent ${agentId}`).fill('3');
+      await p.getByRole('button', { name: 'Set limit' }).click();
+      await p.waitForFunction(() => (document as any).querySelector('table tbody tr')?.textContent.includes('of 3'));
+      await p.getByLabel(`Public key of agent ${agentId}`).fill('generate');
+      await p.getByRole('button', { name: 'Pin signing key' }).click();
+      const secret = p.locator('.secret code');
+      await secret.waitFor();
+      const privateKey = (await secret.textContent())!;
+      expect(privateKey.length).to.be.greaterThan(20);
+      await shoot(p, 'admin-agents');
+      await p.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await p.content()).to.not.include(privateKey);
+      const listed = (await v.request('GET', '/admin/agents', { token })).body.find((a: { id: number }) => a.id === agentId);
+      expect(listed.maxConcurrent).to.equal(3);
+      expect(listed.signingKey).to.be.a('string');
+      await p.getByRole('button', { name: `Remove signing key of agent ${agentId}` }).waitFor();
+      expect(await axe(p)).to.deep.equal([]);
+    });
+
+    it('an administrator points the SIEM export at a syslog collector, sends a test event that arrives, and reads the outbox', async () => {
+      const token = await v.signIn();
+      expect((await v.request('PATCH', '/settings', { token, body: { siem_allow_private_destination: true } })).status).to.equal(200);
+      const collector = await tcpReceiver();
+      try {
+        const p = admin.page;
+        await open(admin, '/admin/siem', 'Administration: SIEM');
+        await p.getByLabel('Send security events').check();
+        await p.getByLabel('Protocol').selectOption('syslog_tcp');
+        await p.getByLabel('Endpoint').fill(collector.endpoint);
+        await p.getByLabel('Minimum severity').selectOption('low');
+        await p.getByRole('button', { name: 'Save SIEM export' }).click();
+        await p.getByText('Saved.').waitFor();
+        expect((await v.request('GET', '/siem/config', { token })).body).to.include({ enabled: true, protocol: 'syslog_tcp', endpoint: collector.endpoint, minimumSeverity: 'low' });
+        await p.getByRole('button', { name: 'Send a test event' }).click();
+        await p.getByText('The test event (VGL-SEC-999) arrived.').waitFor();
+        await until(() => collector.frames.some((f) => f.includes('VGL-SEC-999')));
+        await p.getByRole('heading', { name: 'Outbox' }).waitFor();
+        await p.getByRole('table', { name: /Security events queued/ }).or(p.getByText('Nothing queued.')).waitFor();
+        expect(await axe(p)).to.deep.equal([]);
+        await shoot(p, 'admin-siem');
+        // Switching off again, so the rest of the suite sends nothing to a closed collector.
+        await p.getByLabel('Send security events').uncheck();
+        await p.getByRole('button', { name: 'Save SIEM export' }).click();
+        await p.getByText('Saved.').waitFor();
+      } finally {
+        await collector.close();
+      }
+    });
+
+    it('an administrator issues the SCIM token, shown once and working against /scim/v2, and revokes it', async () => {
+      const p = admin.page;
+      await open(admin, '/admin/scim', 'Administration: SCIM token');
+      await p.getByRole('button', { name: 'Issue a SCIM token' }).click();
+      const secret = p.locator('.secret code');
+      await secret.waitFor();
+      const scim = (await secret.textContent())!;
+      const users = () => fetch(`${v.url}/scim/v2/Users`, { headers: { authorization: `Bearer ${scim}` } });
+      expect((await users()).status).to.equal(200);
+      await shoot(p, 'admin-scim');
+      await p.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await p.content()).to.not.include(scim);
+      await p.getByRole('button', { name: 'Revoke the SCIM token' }).click();
+      await p.getByText(/Revoked: SCIM calls are refused/).waitFor();
+      expect((await users()).status).to.equal(401);
+      expect(await axe(p)).to.deep.equal([]);
+    });
+  });
+
   describe('each role, every page', function () {
     /** The pages of the main navigation and of Administration a role is shown, opened one by one. */
     async function visitAll(d: Driven, role: string, check: { axe?: boolean; photograph?: boolean }): Promise<string[]> {
@@ -346,6 +427,14 @@ describe('web interface (Chromium against a real Vigil)', function () {
           expect(await d.page.getByRole('button', { name: 'Ask the gate now' }).count(), 'gate offered').to.equal(['ciso', 'security_lead', 'writer'].includes(role) ? 1 : 0);
           await open(d, '/admin/sources', /^Administration/);
           expect(await d.page.getByRole('button', { name: 'Declare source' }).count(), 'declaring sources offered').to.equal(role === 'platform_governor' ? 1 : 0);
+          const tabs = await d.page.locator('ul.tabs a').allTextContents();
+          expect(tabs.includes('SIEM'), 'SIEM offered').to.equal(role === 'security_lead');
+          expect(tabs.filter((t) => t === 'Agents' || t === 'SCIM token'), 'agents and SCIM are the administrator\'s').to.deep.equal([]);
+          if (role === 'security_lead') {
+            await open(d, '/admin/siem', 'Administration: SIEM');
+            expect(await d.page.getByRole('button', { name: 'Save SIEM export' }).count()).to.equal(1);
+            expect(await d.page.getByRole('heading', { name: 'Outbox' }).count(), 'the outbox is the administrator\'s').to.equal(0);
+          }
           expect(d.errors).to.deep.equal([]);
         } finally {
           await d.context.close();
@@ -407,6 +496,31 @@ describe('web interface (Chromium against a real Vigil)', function () {
       expect(await p.getByLabel('Username').inputValue()).to.equal('');
       const token = await v.signIn('audrey', 'audrey-long-password');
       expect((await v.request('GET', '/me', { token })).body.roles).to.deep.equal(['auditor']);
+    });
+
+    it('pages the accounts 50 at a time through the API\'s Link (the next page\'s after in the address; Back returns)', async function () {
+      this.timeout(120_000);
+      const token = await v.signIn();
+      let total = (await v.request('GET', '/accounts?limit=1000', { token })).body.length;
+      for (let i = 0; total <= 55; i++, total++) {
+        expect((await v.request('POST', '/accounts', { token, body: { username: `many-${i}`, password: 'a-long-enough-password', roles: ['reader'] } })).status).to.equal(201);
+      }
+      const p = admin.page;
+      const usernames = () => p.getByRole('table', { name: 'Accounts' }).locator('tbody tr td:nth-child(2)').allTextContents();
+      await open(admin, '/admin/accounts', 'Administration: Accounts');
+      const first = await usernames();
+      expect(first).to.have.length(50);
+      await p.getByRole('link', { name: 'Next page' }).click();
+      await p.waitForFunction(() => (document as any).body.dataset.route.includes('after='));
+      await settled(admin, 'Administration: Accounts');
+      const second = await usernames();
+      expect(second).to.have.length(total - 50);
+      expect(second.filter((u) => first.includes(u))).to.deep.equal([]);
+      expect(await axe(p)).to.deep.equal([]);
+      await p.getByRole('link', { name: 'Previous page' }).click();
+      await p.waitForFunction(() => !(document as any).body.dataset.route.includes('after='));
+      await settled(admin, 'Administration: Accounts');
+      expect(await usernames()).to.deep.equal(first);
     });
 
     it('an auditor reads the audit log filtered by type and verifies the chain', async () => {
