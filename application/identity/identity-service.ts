@@ -233,6 +233,11 @@ export class IdentityService {
     })) }], { actor: null, now: ctx.now }); // a summary, not the act of whoever signs in now
   }
 
+  /** When a session ends at the latest (its lifetime; idleness may end it sooner), or null for no such session. */
+  async sessionExpiry(token: string): Promise<string | null> {
+    return (await this.sessions.find(sha256Hex(token)))?.expiresAt.toISOString() ?? null;
+  }
+
   async signOut(ctx: RequestContext, token: string, principal: Principal): Promise<void> {
     await this.sessions.end(sha256Hex(token), ctx.now);
     await this.commands.appendAll([{ stream: streams.sessions(principal.accountId), events: [{ type: 'SignedOut', data: { accountId: principal.accountId } }], expectedRevision: 'any' }], ctx);

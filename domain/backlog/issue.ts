@@ -9,7 +9,8 @@ import type { Severity } from '../gate/severity';
  * writes its decisions on the same stream, so a decision taken on a stale read of the issue meets
  * a wrong expected revision (409 issue-changed-meanwhile).
  */
-export type IssueType = 'vulnerability' | 'secret' | 'iac' | 'sast' | 'license' | 'imported' | 'plugin';
+export const ISSUE_TYPES = ['vulnerability', 'secret', 'iac', 'sast', 'license', 'imported', 'plugin'] as const;
+export type IssueType = (typeof ISSUE_TYPES)[number];
 
 /** What identifies an issue: never the line (spec 1 §2.3). */
 export interface IssueIdentity {

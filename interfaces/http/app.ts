@@ -48,7 +48,7 @@ export function createApp(config: Config, services: Services, routes: RouteDef[]
   if (config.ops.metricsToken) pages.set('/metrics', metricsPage(services.metrics, config.ops.metricsToken));
   if (config.swaggerUiEnabled) for (const [path, page] of explorerPages(config.brandName)) pages.set(path, page);
   // The web interface: `/` and its built files under /ui/ (web-ui.ts, ADR 0020).
-  for (const [path, page] of webPages(config.brandName)) pages.set(path, page);
+  for (const [path, page] of webPages(config.brandName, undefined, { singleSignOn: !!services.sso })) pages.set(path, page);
 
   // Operations (ops/): request id, security headers, one access-log line per request; first, so
   // that every answer (404s and problem documents included) carries them.

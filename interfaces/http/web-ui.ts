@@ -38,8 +38,11 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The pages of the interface, read once at start from the build's manifest. */
-export function webPages(brand: string, dir = webDir()): Map<string, PageHandler> {
+/**
+ * The pages of the interface, read once at start from the build's manifest. `singleSignOn` (an
+ * issuer is set) puts a meta element in the page, from which the sign-in form offers the button.
+ */
+export function webPages(brand: string, dir = webDir(), options: { singleSignOn?: boolean } = {}): Map<string, PageHandler> {
   const pages = new Map<string, PageHandler>();
   let manifest: Manifest | null = null;
   try {
@@ -54,7 +57,7 @@ export function webPages(brand: string, dir = webDir()): Map<string, PageHandler
   }
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="application-name" content="${escapeHtml(brand)}"><title>${escapeHtml(brand)}</title><link rel="icon" href="data:,">
+<meta name="application-name" content="${escapeHtml(brand)}">${options.singleSignOn ? '<meta name="vigil-sign-on" content="oidc">' : ''}<title>${escapeHtml(brand)}</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="/ui/${manifest.style}"><script type="module" src="/ui/${manifest.script}"></script></head>
 <body><div id="app"></div><noscript>${escapeHtml(brand)}'s interface needs JavaScript; the API answers under /api/v1.</noscript></body></html>`;
   pages.set('/', async (_req, res) => { guard(res, 'no-cache'); res.type('html').send(html); });

@@ -32,7 +32,8 @@ export function nextOf(link: string | null): Record<string, string> | null {
   return Object.fromEntries(new URL(m[1], location.origin).searchParams.entries());
 }
 
-export async function call<T = any>(method: string, path: string, options: { body?: unknown; query?: Query; ifMatch?: string | null; raw?: BodyInit; contentType?: string } = {}): Promise<Answer<T>> {
+/** `cookies`: send this origin's cookies (only the sign-on handoff reads one; every other call is the bearer token's alone). */
+export async function call<T = any>(method: string, path: string, options: { body?: unknown; query?: Query; ifMatch?: string | null; raw?: BodyInit; contentType?: string; cookies?: boolean } = {}): Promise<Answer<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const token = session.token();
   if (token) headers.authorization = `Bearer ${token}`;
@@ -44,20 +45,37 @@ export async function call<T = any>(method: string, path: string, options: { bod
     body = JSON.stringify(options.body ?? {}); headers['content-type'] = 'application/json';
   }
   let res: Response;
+  const signal = session.signal();
   try {
-    res = await fetch(`/api/v1${path}${queryString(options.query)}`, { method, headers, body, credentials: 'omit', cache: 'no-store' });
+    res = await fetch(`/api/v1${path}${queryString(options.query)}`, { method, headers, body, credentials: options.cookies ? 'same-origin' : 'omit', cache: 'no-store', signal });
   } catch {
+    if (signal.aborted) throw new ApiError({ status: 0, title: 'Cancelled', detail: 'The session this call belonged to was left.' });
     throw new ApiError({ status: 0, title: 'No answer', detail: 'The server did not answer; check the connection and try again.' });
   }
   const text = await res.text();
   let parsed: any = null;
   try { parsed = text ? JSON.parse(text) : null; } catch { parsed = text; }
   if (!res.ok) {
-    if (res.status === 401 && token && path !== '/auth/sign-in') session.expire();
+    if (res.status === 401 && token && path !== '/auth/sign-in') session.expire(token);
     const problem: Problem = typeof parsed === 'object' && parsed ? parsed : { status: res.status, title: res.statusText, detail: String(parsed ?? res.statusText) };
     throw new ApiError({ ...problem, status: res.status });
   }
   return { status: res.status, body: parsed as T, etag: res.headers.get('etag'), next: nextOf(res.headers.get('link')) };
+}
+
+/**
+ * Signing out: the page forgets the session first (session.signedOut), then tells the server with
+ * the token it held. `keepalive` lets the request outlive the page, should the person reload or
+ * leave at once; whatever the answer, the page has already let go.
+ */
+export function signOut(): void {
+  const token = session.token();
+  session.signedOut();
+  if (!token) return;
+  fetch('/api/v1/auth/sign-out', {
+    method: 'POST', keepalive: true, credentials: 'omit', cache: 'no-store', body: '{}',
+    headers: { accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${token}` },
+  }).catch(() => { /* no answer: the session still ends when it is idle */ });
 }
 
 export const get = <T = any>(path: string, query?: Query) => call<T>('GET', path, { query });
@@ -72,9 +90,9 @@ export async function download(path: string, query?: Query): Promise<Downloaded>
   const headers: Record<string, string> = {};
   const token = session.token();
   if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(`/api/v1${path}${queryString(query)}`, { headers, credentials: 'omit', cache: 'no-store' });
+  const res = await fetch(`/api/v1${path}${queryString(query)}`, { headers, credentials: 'omit', cache: 'no-store', signal: session.signal() });
   if (!res.ok) {
-    if (res.status === 401 && token) session.expire();
+    if (res.status === 401 && token) session.expire(token);
     const text = await res.text();
     let problem: Problem;
     try { problem = JSON.parse(text); } catch { problem = { status: res.status, title: res.statusText, detail: text || res.statusText }; }

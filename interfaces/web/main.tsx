@@ -5,7 +5,7 @@
 import { Fragment, render } from 'preact';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { call } from './api';
+import { call, signOut } from './api';
 import { may } from './roles';
 import { href, useLocation, Location } from './router';
 import { Me, session } from './session';
@@ -44,11 +44,7 @@ function isCurrent(item: NavItem, loc: Location): boolean {
 function Layout({ me, loc, children }: { me: Me | null; loc: Location; children: ComponentChildren }) {
   const [menuOpen, setMenuOpen] = useState(false);
   const brand = document.querySelector('meta[name=application-name]')?.getAttribute('content') ?? 'Vigil';
-  const signOut = async () => {
-    try { await call('POST', '/auth/sign-out'); } catch { /* the session may already have ended */ }
-    session.signedOut();
-    location.hash = '#/';
-  };
+  const onSignOut = () => { signOut(); location.hash = '#/'; };
   useEffect(() => setMenuOpen(false), [loc]);
   // The route shown, once its page has rendered (its loading state included): tests and tools wait on it.
   useEffect(() => { document.body.dataset.route = location.hash || '#/'; }, [loc]);
@@ -63,7 +59,7 @@ function Layout({ me, loc, children }: { me: Me | null; loc: Location; children:
         </nav>
         <div class="who">
           <a href="#/account" aria-current={loc.path[0] === 'account' ? 'page' : undefined}>{me?.displayName ?? me?.username}</a>
-          <button type="button" class="link" onClick={signOut}>Sign out</button>
+          <button type="button" class="link" onClick={onSignOut}>Sign out</button>
         </div>
       </header>
       <main id="main" tabIndex={-1}>{children}</main>

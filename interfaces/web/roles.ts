@@ -18,6 +18,8 @@ export const may = {
   readAudit: (me: Me | null) => has(me, ['auditor', 'administrator', 'ciso']),
   listSources: (me: Me | null) => has(me, ['platform_governor', 'administrator', 'auditor', 'ciso']),
   declareSources: (me: Me | null) => has(me, ['platform_governor']),
+  /** GET/PUT /siem/config and POST /siem/test; the outbox is the administrator's alone. */
+  configureSiem: (me: Me | null) => has(me, ['administrator', 'security_lead']),
   /** PATCH /settings: each setting by the role spec 1 §5 names, administrator otherwise; the server decides. */
   changeSettings: (me: Me | null) => has(me, ['administrator', 'ciso', 'security_lead']),
 };

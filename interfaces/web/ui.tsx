@@ -1,6 +1,6 @@
 /** Small pieces every page uses: loading an API answer, problems shown as the server wrote them, tables, dates, paging. */
 import type { ComponentChildren, TargetedSubmitEvent } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Answer, ApiError, call, Query } from './api';
 import { href } from './router';
 
@@ -91,15 +91,20 @@ export function Table<T>({ caption, rows, columns, empty, rowKey }: { caption: s
   );
 }
 
-/** Paging through Link rel="next": the next page's cursor goes into the page's own address, so Back returns to the previous page. */
-export function Pager({ path, query, next, cursor = 'after' }: { path: string; query: Record<string, string | undefined>; next: Record<string, string> | null; cursor?: string }) {
-  const atStart = !query[cursor];
+/**
+ * Paging through Link rel="next": the next page's cursor (one parameter, or several such as after
+ * and after_key) goes into the page's own address, so Back returns to the previous page.
+ */
+export function Pager({ path, query, next, cursor = 'after' }: { path: string; query: Record<string, string | undefined>; next: Record<string, string> | null; cursor?: string | string[] }) {
+  const names = typeof cursor === 'string' ? [cursor] : cursor;
+  const atStart = !query[names[0]];
   if (atStart && !next) return null;
+  const moved = (from: Record<string, string> | null) => Object.fromEntries(names.map((n) => [n, from?.[n]]));
   return (
     <nav class="pager" aria-label="Pages">
-      {!atStart && <a href={href(path, { ...query, [cursor]: undefined })}>First page</a>}
+      {!atStart && <a href={href(path, { ...query, ...moved(null) })}>First page</a>}
       {!atStart && <a href="#" onClick={(e) => { e.preventDefault(); history.back(); }}>Previous page</a>}
-      {next && <a href={href(path, { ...query, [cursor]: next[cursor] })} rel="next">Next page</a>}
+      {next && <a href={href(path, { ...query, ...moved(next) })} rel="next">Next page</a>}
     </nav>
   );
 }
@@ -148,4 +153,15 @@ export const int = (form: FormData, name: string): number | undefined => {
 
 export function targetHref(kind: string, id: number): string {
   return href(`/${kind === 'container' ? 'containers' : 'repositories'}/${id}`);
+}
+
+/**
+ * A <select> that starts on `defaultValue` and is then the person's: Preact has no defaultValue
+ * for a select (it would start on the first option, and a form saved unchanged would reset the
+ * field). The value is set once its options exist, and again only when `defaultValue` changes.
+ */
+export function Select({ defaultValue, children, ...props }: { id: string; name: string; defaultValue?: string; required?: boolean; 'aria-describedby'?: string; children: ComponentChildren }) {
+  const ref = useRef<HTMLSelectElement>(null);
+  useLayoutEffect(() => { if (ref.current && defaultValue !== undefined) ref.current.value = defaultValue; }, [defaultValue]);
+  return <select ref={ref} {...props}>{children}</select>;
 }

@@ -98,7 +98,7 @@ class ChainWalk {
     return rawRows<EventRow>(this.db, await this.trx.raw(
       `SELECT ${this.columns()} FROM events
         WHERE (commit_id, position) > (?::xid8, ?) AND (commit_id, position) <= (?::xid8, ?) AND type NOT IN (${left})
-        ORDER BY commit_id, position LIMIT ?`,
+        ORDER BY events.commit_id, events.position LIMIT ?`,
       [last ? last.commit_id : '0', last ? Number(last.position) : 0, until.commit, until.position, ...LEFT_OUT_TYPES, EVENT_PAGE],
     ));
   }

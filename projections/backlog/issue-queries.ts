@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { isSeverity } from '../../domain/gate/severity';
+import { isSeverity, SEVERITY_RANK } from '../../domain/gate/severity';
 import { refuse } from '../../domain/shared/decider';
 import { streams } from '../../domain/shared/streams';
 import type { TargetKind } from '../../domain/shared/target-kind';
@@ -50,8 +50,42 @@ export interface IssueFilter {
   unsettled?: boolean;
   status?: 'open' | 'resolved';
   severity?: string;
+  /** Listed in the KEV catalogue (true) or known not to be (false); unknown (no feed yet) matches neither. */
+  kev?: boolean;
+  /** EPSS score at least this (0 to 1); an issue without a score does not match. */
+  epss_min?: number;
+  type?: string;
+  sort?: IssueSort;
   limit: number;
+  /** The last issue of the previous page: its id and, for a sort other than id, its sort key as that page's Link carried it. */
   after: number;
+  afterKey?: string | number;
+}
+
+/**
+ * The orders GET /issues pages through (keyset: the sort key, then the id, so the order holds
+ * across pages while issues come and go). severity: most severe first; epss: highest score first,
+ * unscored last; first_seen: oldest first; id: as created.
+ */
+export const ISSUE_SORTS = ['id', 'severity', 'epss', 'first_seen'] as const;
+export type IssueSort = (typeof ISSUE_SORTS)[number];
+
+const SORT_KEYS: Record<Exclude<IssueSort, 'id'>, { sql: string; descending: boolean; of: (r: IssueRow) => string | number }> = {
+  severity: {
+    sql: "(CASE issues.severity WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END)", descending: true,
+    of: (r) => (isSeverity(r.severity) ? SEVERITY_RANK[r.severity] : 0),
+  },
+  epss: { sql: 'COALESCE(issues.epss, -1)', descending: true, of: (r) => (r.epss === null || r.epss === undefined ? -1 : Number(r.epss)) },
+  first_seen: { sql: 'issues.first_seen_at', descending: false, of: (r) => r.first_seen_at },
+};
+
+/** Reads the sort key a Link carried (after_key) for `sort`; a refusal names what it must be. */
+export function parseAfterKey(sort: Exclude<IssueSort, 'id'>, text: string): string | number {
+  if (sort === 'severity' && /^[0-4]$/.test(text)) return Number(text);
+  if (sort === 'epss' && /^-?[0-9]+(\.[0-9]+)?(e-?[0-9]+)?$/i.test(text) && Number(text) >= -1 && Number(text) <= 1) return Number(text);
+  if (sort === 'first_seen' && /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z$/.test(text)) return text;
+  const expected = { severity: 'a severity rank from 0 to 4', epss: 'a score from -1 to 1', first_seen: 'an ISO-8601 UTC time' }[sort];
+  throw refuse.invalid(`after_key must be ${expected} with sort=${sort}: copy it from the Link of the previous page.`);
 }
 
 /**
@@ -63,10 +97,24 @@ export class IssueQueries implements VisibleIssues {
 
   async list(principal: Principal, f: IssueFilter) {
     const visibility = await this.visibilities.of(principal);
-    const q = this.db.knex('issues').where('issues.id', '>', f.after).orderBy('issues.id').limit(f.limit + 1).select('issues.*');
+    const q = this.db.knex('issues').limit(f.limit + 1).select('issues.*');
+    const sort = f.sort && f.sort !== 'id' ? SORT_KEYS[f.sort] : null;
+    if (!sort) q.where('issues.id', '>', f.after);
+    else {
+      q.orderByRaw(`${sort.sql} ${sort.descending ? 'DESC' : 'ASC'}`);
+      if (f.afterKey !== undefined) {
+        const beyond = `${sort.sql} ${sort.descending ? '<' : '>'} ?`;
+        q.where((w) => w.whereRaw(beyond, [f.afterKey!]).orWhere((same) => same.whereRaw(`${sort.sql} = ?`, [f.afterKey!]).where('issues.id', '>', f.after)));
+      }
+    }
+    q.orderBy('issues.id');
     if (f.triage_status) q.where('issues.triage_status', f.triage_status);
     if (f.status) q.where('issues.status', f.status);
     if (f.severity) q.where('issues.severity', f.severity);
+    if (f.type) q.where('issues.type', f.type);
+    // kev is null while no KEV feed was ever synchronised: neither kev=true nor kev=false claims to know.
+    if (f.kev !== undefined) q.where('issues.kev', f.kev);
+    if (f.epss_min !== undefined) q.where('issues.epss', '>=', f.epss_min);
     if (f.unsettled) q.whereNotIn('issues.triage_status', SETTLED);
     // OWASP categories come with SAST rule metadata; imports and scans record none yet, so a filter on one finds nothing.
     if (f.owasp_category) q.whereRaw('1 = 0');
@@ -76,7 +124,8 @@ export class IssueQueries implements VisibleIssues {
     const rows: IssueRow[] = await q;
     const windows = await this.windows();
     const items = rows.slice(0, f.limit).map((r) => issueView(r, windows));
-    return { items, next: rows.length > f.limit ? items[items.length - 1].id : null };
+    const last = rows.length > f.limit ? rows[f.limit - 1] : null;
+    return { items, next: last ? { after: Number(last.id), afterKey: sort ? sort.of(last) : null } : null };
   }
 
   /** The row when the caller sees its target; 404 alike for unknown and unseen. */

@@ -24,6 +24,12 @@ export class AccountQueries implements AccountLookup {
     return rows.map(accountView);
   }
 
+  /** Up to `limit` + 1 accounts after the id `after` (the route pages with the extra one). */
+  async page(limit: number, after: number): Promise<AccountView[]> {
+    const rows: AccountRow[] = await this.db.knex('accounts').where('id', '>', after).orderBy('id').limit(limit + 1);
+    return rows.map(accountView);
+  }
+
   async get(id: number): Promise<AccountView> {
     const row: AccountRow | undefined = await this.db.knex('accounts').where({ id }).first();
     if (!row) throw refuse.notFound('No such account.');

@@ -41,6 +41,14 @@ export class KeyQueries implements KeyLookup {
     return rows.map((r) => apiKeyView(r, now));
   }
 
+  /** Up to `limit` + 1 keys after the id `after`: the caller's own, every key for an administrator. */
+  async page(caller: Pick<Principal, 'accountId' | 'roles'>, now: Date, limit: number, after: number) {
+    const q = this.db.knex('api_keys').where('id', '>', after).orderBy('id').limit(limit + 1);
+    if (!isAdministrator(caller.roles)) q.where({ account_id: caller.accountId });
+    const rows: ApiKeyRow[] = await q;
+    return rows.map((r) => apiKeyView(r, now));
+  }
+
   async get(id: number, now: Date) {
     const row: ApiKeyRow | undefined = await this.db.knex('api_keys').where({ id }).first();
     if (!row) throw refuse.notFound('No such key.');

@@ -26,6 +26,16 @@ export class TeamQueries {
     return teams.map((t) => teamView(t, of(members, t.id), of(grants, t.id)));
   }
 
+  /** Up to `limit` + 1 teams after the id `after`, with their members and grants. */
+  async page(limit: number, after: number) {
+    const teams: TeamRow[] = await this.db.knex('teams').where('id', '>', after).orderBy('id').limit(limit + 1);
+    const ids = teams.map((t) => t.id);
+    const members: MemberRow[] = ids.length ? await this.db.knex('team_members').whereIn('team_id', ids).orderBy(['team_id', 'account_id']) : [];
+    const grants: GrantRow[] = ids.length ? await this.db.knex('team_grants').whereIn('team_id', ids).orderBy(['team_id', 'kind', 'target_id']) : [];
+    const of = <R extends { team_id: number }>(rows: R[], id: number) => rows.filter((r) => Number(r.team_id) === Number(id));
+    return teams.map((t) => teamView(t, of(members, t.id), of(grants, t.id)));
+  }
+
   async get(id: number) {
     const team: TeamRow | undefined = await this.db.knex('teams').where({ id }).first();
     if (!team) throw refuse.notFound('No such team.');

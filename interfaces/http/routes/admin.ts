@@ -6,6 +6,7 @@ import { Services } from '../services';
 import { SETTING_TEXT_MAX } from '../../../domain/settings/settings';
 import { width } from '../../../domain/shared/column-widths';
 import { Text } from '../text';
+import { answerPage, IdPageQuery, idPageOf } from '../id-paging';
 
 const Id = Type.Object({ id: RowId() });
 const Team = Type.Object({
@@ -50,9 +51,12 @@ export function adminRoutes(s: Services): RouteDef[] {
       },
     },
     {
-      method: 'get', path: '/teams', tag: 'Teams', summary: 'Teams with members and grants', auth: admin,
+      method: 'get', path: '/teams', tag: 'Teams', summary: 'Teams with members and grants, by id; limit and after page through them (Link)', auth: admin, query: IdPageQuery,
       responses: { 200: { description: 'Teams', schema: Type.Array(Team) } },
-      handler: async () => s.teamQueries.list(),
+      handler: async (req, res: Response) => {
+        const page = idPageOf(req.query as Record<string, unknown>);
+        return answerPage(res, '/teams', page, await s.teamQueries.page(page.limit, page.after));
+      },
     },
     {
       method: 'post', path: '/teams', tag: 'Teams', summary: 'Create a team', auth: admin,

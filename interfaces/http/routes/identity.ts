@@ -9,6 +9,7 @@ import { RowId } from '../row-id';
 import { Services } from '../services';
 import { width } from '../../../domain/shared/column-widths';
 import { Text } from '../text';
+import { answerPage, IdPageQuery, idPageOf } from '../id-paging';
 
 const Id = Type.Object({ id: RowId() });
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)));
@@ -73,9 +74,12 @@ export function identityRoutes(s: Services): RouteDef[] {
       handler: async (req) => { await s.identity.changeOwnPassword(req.ctx!, principalOf(req), req.body.currentPassword, req.body.newPassword, req.bearer!); },
     },
     {
-      method: 'get', path: '/accounts', tag, summary: 'Accounts (administrator)', auth: admin,
+      method: 'get', path: '/accounts', tag, summary: 'Accounts (administrator), by id; limit and after page through them (Link)', auth: admin, query: IdPageQuery,
       responses: { 200: { description: 'Accounts', schema: Type.Array(Account) } },
-      handler: async () => s.accountQueries.list(),
+      handler: async (req, res: Response) => {
+        const page = idPageOf(req.query as Record<string, unknown>);
+        return answerPage(res, '/accounts', page, await s.accountQueries.page(page.limit, page.after));
+      },
     },
     {
       method: 'post', path: '/accounts', tag, summary: 'Create an account (administrator)', auth: admin,
@@ -99,9 +103,12 @@ export function identityRoutes(s: Services): RouteDef[] {
       handler: async (req) => { await s.identity.resetPassword(req.ctx!, Number(req.params.id), req.body.newPassword); },
     },
     {
-      method: 'get', path: '/api-keys', tag, summary: 'Integration keys (yours; every key for an administrator)', auth: { sessionOnly: true },
+      method: 'get', path: '/api-keys', tag, summary: 'Integration keys (yours; every key for an administrator), by id; limit and after page through them (Link)', auth: { sessionOnly: true }, query: IdPageQuery,
       responses: { 200: { description: 'Keys', schema: Type.Array(ApiKey) } },
-      handler: async (req) => s.keyQueries.list(principalOf(req), req.ctx!.now),
+      handler: async (req, res: Response) => {
+        const page = idPageOf(req.query as Record<string, unknown>);
+        return answerPage(res, '/api-keys', page, await s.keyQueries.page(principalOf(req), req.ctx!.now, page.limit, page.after));
+      },
     },
     {
       method: 'post', path: '/api-keys', tag, summary: 'Issue an integration key; the secret `key` appears in this answer only', auth: { sessionOnly: true },

@@ -4,30 +4,35 @@ import { call } from '../api';
 import { may } from '../roles';
 import { href } from '../router';
 import type { Me } from '../session';
-import { ActionForm, Field, Loading, Page, ProblemNote, Table, text, useGet, When } from '../ui';
+import { Agents, ScimToken, Siem } from './admin-integrations';
+import { ActionForm, Field, Loading, Page, Pager, ProblemNote, Table, text, useGet, When } from '../ui';
 
 const ROLES = ['administrator', 'ciso', 'security_lead', 'platform_governor', 'auditor', 'writer', 'reader'];
 const SCOPES = ['read', 'scan', 'sarif_import', 'report_import', 'agent'];
 
-interface Section { key: string; label: string; shown: (me: Me) => boolean; render: (me: Me) => preact.ComponentChildren }
+/** `after`: the page of a paged list (accounts, teams, keys) the address names. */
+interface Section { key: string; label: string; shown: (me: Me) => boolean; render: (me: Me, after?: string) => preact.ComponentChildren }
 const SECTIONS: Section[] = [
-  { key: 'accounts', label: 'Accounts', shown: may.administer, render: () => <Accounts /> },
-  { key: 'teams', label: 'Teams and grants', shown: may.administer, render: () => <Teams /> },
-  { key: 'keys', label: 'API keys', shown: () => true, render: (me) => <Keys me={me} /> },
+  { key: 'accounts', label: 'Accounts', shown: may.administer, render: (_me, after) => <Accounts after={after} /> },
+  { key: 'teams', label: 'Teams and grants', shown: may.administer, render: (_me, after) => <Teams after={after} /> },
+  { key: 'keys', label: 'API keys', shown: () => true, render: (me, after) => <Keys me={me} after={after} /> },
   { key: 'sources', label: 'Sources', shown: may.listSources, render: (me) => <Sources me={me} /> },
   { key: 'credentials', label: 'Credentials', shown: may.administer, render: () => <Credentials /> },
   { key: 'settings', label: 'Settings', shown: () => true, render: (me) => <Settings me={me} /> },
   { key: 'feeds', label: 'Feeds', shown: may.administer, render: () => <Feeds /> },
+  { key: 'agents', label: 'Agents', shown: may.administer, render: () => <Agents /> },
+  { key: 'siem', label: 'SIEM', shown: may.configureSiem, render: (me) => <Siem me={me} /> },
+  { key: 'scim', label: 'SCIM token', shown: may.administer, render: () => <ScimToken /> },
 ];
 
 /** Administration, one section per tab; a role sees the sections the API lets it read. */
-export function Admin({ params, me }: PageProps) {
+export function Admin({ params, query, me }: PageProps) {
   const shown = SECTIONS.filter((s) => s.shown(me));
   const current = shown.find((s) => s.key === params.section) ?? shown[0];
   return (
     <Page title={`Administration: ${current.label}`}>
       <ul class="tabs">{shown.map((s) => <li><a href={href(`/admin/${s.key}`)} aria-current={s === current ? 'page' : undefined}>{s.label}</a></li>)}</ul>
-      {current.render(me)}
+      {current.render(me, query.get('after') ?? undefined)}
     </Page>
   );
 }
@@ -38,8 +43,11 @@ const roleBoxes = (name: string, checked: string[] = []) => (
   </fieldset>
 );
 
-function Accounts() {
-  const accounts = useGet<any[]>('/accounts');
+/** Rows per page of the administration lists (the API pages them by id, Link rel="next"). */
+const PAGE = 50;
+
+function Accounts({ after }: { after?: string }) {
+  const accounts = useGet<any[]>('/accounts', { limit: PAGE, after });
   const [editing, setEditing] = useState<any | null>(null);
   const [created, setCreated] = useState(0);
   return (
@@ -74,6 +82,7 @@ function Accounts() {
           </ActionForm>
         </section>
       )}
+      <Pager path="/admin/accounts" query={{ after }} next={accounts.answer?.next ?? null} />
       <h2>New account</h2>
       <ActionForm key={`new-${created}`} label="Create account" onSubmit={async (f) => {
         await call('POST', '/accounts', { body: { username: text(f, 'username'), displayName: text(f, 'displayName'), password: String(f.get('password')), roles: f.getAll('roles').map(String) } });
@@ -89,9 +98,10 @@ function Accounts() {
   );
 }
 
-function Teams() {
-  const teams = useGet<{ id: number; name: string; members: number[]; grants: { kind: string; id: number }[] }[]>('/teams');
-  const accounts = useGet<any[]>('/accounts');
+function Teams({ after }: { after?: string }) {
+  const teams = useGet<{ id: number; name: string; members: number[]; grants: { kind: string; id: number }[] }[]>('/teams', { limit: PAGE, after });
+  // Every account (up to the API's largest page) to name members and offer them.
+  const accounts = useGet<any[]>('/accounts', { limit: 1000 });
   const projects = useGet<any[]>('/projects');
   const repos = useGet<any[]>('/repositories', { limit: 500 });
   const containers = useGet<any[]>('/containers', { limit: 500 });
@@ -127,6 +137,7 @@ function Teams() {
           </div>
         </fieldset>
       ))}
+      <Pager path="/admin/teams" query={{ after }} next={teams.answer?.next ?? null} />
       <h2>New team</h2>
       <ActionForm label="Create team" class="inline" onSubmit={async (f) => { await call('POST', '/teams', { body: { name: text(f, 'name') } }); teams.reload(); }}>
         <Field label="Team name">{(id) => <input id={id} name="name" required maxLength={200} />}</Field>
@@ -136,8 +147,8 @@ function Teams() {
 }
 
 /** GET/POST/DELETE /api-keys: the secret appears once, in the answer to its issue, and is shown once. */
-export function Keys({ me }: { me: Me }) {
-  const keys = useGet<any[]>('/api-keys');
+export function Keys({ me, after }: { me: Me; after?: string }) {
+  const keys = useGet<any[]>('/api-keys', { limit: PAGE, after });
   const [secret, setSecret] = useState<{ name: string; key: string } | null>(null);
   const [error, setError] = useState<any>(null);
   return (
@@ -161,6 +172,7 @@ export function Keys({ me }: { me: Me }) {
         { label: 'Expires', cell: (k) => <When at={k.expiresAt} /> },
         { label: 'Revoke', cell: (k) => k.state === 'active' ? <button type="button" class="danger" aria-label={`Revoke key ${k.name}`} onClick={async () => { setError(null); try { await call('DELETE', `/api-keys/${k.id}`); keys.reload(); } catch (e) { setError(e); } }}>Revoke</button> : '—' },
       ]} />
+      <Pager path="/admin/keys" query={{ after }} next={keys.answer?.next ?? null} />
       <h2>Issue a key</h2>
       <ActionForm label="Issue key" busyLabel="Issuing…" onSubmit={async (f) => {
         const expires = text(f, 'expires');
@@ -178,7 +190,7 @@ export function Keys({ me }: { me: Me }) {
 
 function Sources({ me }: { me: Me }) {
   const sources = useGet<any[]>('/sarif-sources');
-  const keys = useGet<any[]>(may.declareSources(me) ? '/api-keys' : null);
+  const keys = useGet<any[]>(may.declareSources(me) ? '/api-keys' : null, { limit: 1000 });
   const repos = useGet<any[]>(may.declareSources(me) ? '/repositories' : null, { limit: 500 });
   const [error, setError] = useState<any>(null);
   const act = async (fn: () => Promise<unknown>) => { setError(null); try { await fn(); sources.reload(); } catch (e) { setError(e); } };

@@ -3,7 +3,7 @@ import type { PageProps } from '.';
 import { ApiError, call } from '../api';
 import { may } from '../roles';
 import { href } from '../router';
-import { ActionForm, Day, Field, Loading, Page, Pager, Severity, Table, targetHref, useGet } from '../ui';
+import { ActionForm, Day, Field, Loading, Page, Pager, Severity, Table, targetHref, useGet, Select } from '../ui';
 import { decisionBody, DecisionFields, STATUSES } from './triage-form';
 
 export interface Issue {
@@ -16,32 +16,29 @@ export interface Issue {
 }
 export interface HistoryEntry { revision: number; type: string; at: string; actor: string | number | null; status: string | null; requestedStatus: string | null; justification: string | null; comment: string | null; reviewDate: string | null }
 
-const FILTERS = ['repository_id', 'container_id', 'status', 'triage_status', 'severity', 'owasp_category', 'unsettled', 'limit'] as const;
-const SORTS: Record<string, (a: Issue, b: Issue) => number> = {
-  id: (a, b) => a.id - b.id,
-  severity: (a, b) => rank(a.severity) - rank(b.severity) || a.id - b.id,
-  deadline: (a, b) => (a.remediationDeadline ?? '9').localeCompare(b.remediationDeadline ?? '9') || a.id - b.id,
-  first_seen: (a, b) => b.firstSeenAt.localeCompare(a.firstSeenAt) || a.id - b.id,
-};
-const rank = (s: string | null) => ['critical', 'high', 'medium', 'low'].indexOf(s ?? '') + (s ? 0 : 9);
+const FILTERS = ['repository_id', 'container_id', 'status', 'triage_status', 'severity', 'type', 'kev', 'epss_min', 'owasp_category', 'unsettled', 'limit', 'sort'] as const;
+const TYPES = ['vulnerability', 'secret', 'iac', 'sast', 'license', 'imported', 'plugin'];
+/** The API's orders (GET /issues sort): they hold across pages, the Link carrying the last issue's sort key. */
+const SORTS: Array<[string, string]> = [['id', 'as created (id)'], ['severity', 'most severe first'], ['epss', 'highest EPSS first'], ['first_seen', 'first seen, oldest first']];
 export const shortTitle = (t: string) => (t.length > 140 ? `${t.slice(0, 140)}…` : t).split('\n')[0];
 
-/** GET /issues with the filters of spec 1 §4.5, paged through Link; bulk triage of the selected issues. */
+/** GET /issues with the filters of spec 1 §4.5 (and KEV, EPSS, type) in the API's order, paged through Link; bulk triage of the selected issues. */
 export function Backlog({ query, me }: PageProps) {
   const filters: Record<string, string | undefined> = {};
   for (const f of FILTERS) filters[f] = query.get(f) ?? undefined;
   const after = query.get('after') ?? undefined;
-  const sort = query.get('sort') ?? 'id';
-  const issues = useGet<Issue[]>('/issues', { ...filters, limit: filters.limit ?? 50, after });
+  const afterKey = query.get('after_key') ?? undefined;
+  const issues = useGet<Issue[]>('/issues', { ...filters, limit: filters.limit ?? 50, after, after_key: afterKey });
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [outcome, setOutcome] = useState<{ decided: number; refused: number; results: { id: number; outcome: number; detail?: string }[] } | null>(null);
-  const rows = issues.data ? [...issues.data].sort(SORTS[sort] ?? SORTS.id) : null;
+  const rows = issues.data;
   const toggle = (id: number) => { const next = new Set(selected); if (next.has(id)) next.delete(id); else next.add(id); setSelected(next); };
   const applyFilters = (e: Event) => {
     e.preventDefault();
     const f = new FormData(e.currentTarget as HTMLFormElement);
-    const q: Record<string, string | undefined> = { sort: String(f.get('sort')) === 'id' ? undefined : String(f.get('sort')) };
+    const q: Record<string, string | undefined> = {};
     for (const k of FILTERS) { const v = f.get(k); q[k] = k === 'unsettled' ? (v === 'on' ? 'true' : undefined) : (v ? String(v) : undefined); }
+    if (q.sort === 'id') q.sort = undefined;
     location.hash = href('/issues', q);
     setSelected(new Set());
   };
@@ -52,13 +49,16 @@ export function Backlog({ query, me }: PageProps) {
       <form class="filters" onSubmit={applyFilters} aria-label="Filters">
         {filters.repository_id && <input type="hidden" name="repository_id" value={filters.repository_id} />}
         {filters.container_id && <input type="hidden" name="container_id" value={filters.container_id} />}
-        <Field label="Status">{(id) => <select id={id} name="status" defaultValue={filters.status ?? ''}><option value="">any</option><option value="open">open</option><option value="resolved">resolved</option></select>}</Field>
-        <Field label="Triage status">{(id) => <select id={id} name="triage_status" defaultValue={filters.triage_status ?? ''}><option value="">any</option>{[...STATUSES, 'pending_approval'].map((s) => <option value={s}>{s.replace(/_/g, ' ')}</option>)}</select>}</Field>
-        <Field label="Severity">{(id) => <select id={id} name="severity" defaultValue={filters.severity ?? ''}><option value="">any</option>{['critical', 'high', 'medium', 'low'].map((s) => <option>{s}</option>)}</select>}</Field>
+        <Field label="Status">{(id) => <Select id={id} name="status" defaultValue={filters.status ?? ''}><option value="">any</option><option value="open">open</option><option value="resolved">resolved</option></Select>}</Field>
+        <Field label="Triage status">{(id) => <Select id={id} name="triage_status" defaultValue={filters.triage_status ?? ''}><option value="">any</option>{[...STATUSES, 'pending_approval'].map((s) => <option value={s}>{s.replace(/_/g, ' ')}</option>)}</Select>}</Field>
+        <Field label="Severity">{(id) => <Select id={id} name="severity" defaultValue={filters.severity ?? ''}><option value="">any</option>{['critical', 'high', 'medium', 'low'].map((s) => <option>{s}</option>)}</Select>}</Field>
+        <Field label="Type">{(id) => <Select id={id} name="type" defaultValue={filters.type ?? ''}><option value="">any</option>{TYPES.map((t) => <option>{t}</option>)}</Select>}</Field>
+        <Field label="KEV">{(id) => <Select id={id} name="kev" defaultValue={filters.kev ?? ''}><option value="">any</option><option value="true">listed in KEV</option><option value="false">not listed</option></Select>}</Field>
+        <Field label="EPSS at least" hint="0 to 1">{(id, d) => <input id={id} name="epss_min" type="number" min={0} max={1} step="any" size={6} defaultValue={filters.epss_min ?? ''} aria-describedby={d} />}</Field>
         <Field label="OWASP category" hint="e.g. A03:2021">{(id, d) => <input id={id} name="owasp_category" maxLength={20} size={10} defaultValue={filters.owasp_category ?? ''} aria-describedby={d} />}</Field>
         <label class="check"><input type="checkbox" name="unsettled" defaultChecked={filters.unsettled === 'true'} /> Unsettled only</label>
-        <Field label="Per page">{(id) => <select id={id} name="limit" defaultValue={filters.limit ?? '50'}>{['25', '50', '100', '250'].map((n) => <option>{n}</option>)}</select>}</Field>
-        <Field label="Order of this page">{(id) => <select id={id} name="sort" defaultValue={sort}><option value="id">oldest first (id)</option><option value="severity">severity</option><option value="deadline">remediation deadline</option><option value="first_seen">newest first seen</option></select>}</Field>
+        <Field label="Per page">{(id) => <Select id={id} name="limit" defaultValue={filters.limit ?? '50'}>{['25', '50', '100', '250'].map((n) => <option>{n}</option>)}</Select>}</Field>
+        <Field label="Order">{(id) => <Select id={id} name="sort" defaultValue={filters.sort ?? 'id'}>{SORTS.map(([v, label]) => <option value={v}>{label}</option>)}</Select>}</Field>
         <button type="submit">Apply</button>
       </form>
       <Loading loaded={issues} />
@@ -75,7 +75,7 @@ export function Backlog({ query, me }: PageProps) {
         { label: 'EPSS', class: 'num', cell: (i) => (i.epss ?? '—') },
         { label: 'Deadline', cell: (i) => <Day at={i.remediationDeadline} /> },
       ]} />
-      <Pager path="/issues" query={{ ...filters, sort: sort === 'id' ? undefined : sort, after }} next={issues.answer?.next ?? null} />
+      <Pager path="/issues" query={{ ...filters, after, after_key: afterKey }} next={issues.answer?.next ?? null} cursor={['after', 'after_key']} />
       {may.triage(me) && rows && rows.length > 0 && (
         <>
           <h2>Decide for the selected issues ({selected.size})</h2>

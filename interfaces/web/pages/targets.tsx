@@ -4,7 +4,7 @@ import { call } from '../api';
 import { may } from '../roles';
 import { go, href } from '../router';
 import type { Me } from '../session';
-import { ActionForm, Field, Grade, int, Loading, Page, Pager, ProblemNote, Table, text, useGet, When } from '../ui';
+import { ActionForm, Field, Grade, int, Loading, Page, Pager, ProblemNote, Table, text, useGet, When, Select } from '../ui';
 import type { Ranked } from './estate';
 import { Exports, TARGET_FORMATS } from './exports';
 
@@ -201,13 +201,13 @@ function Overview({ kind, target, card, projects, me, onChange }: { kind: Kind; 
               </>
             ) : <Field label="Image reference">{(id) => <input id={id} name="image" required maxLength={1024} defaultValue={target.image} />}</Field>}
             <Field label="Name">{(id) => <input id={id} name="name" maxLength={255} defaultValue={target.name} />}</Field>
-            <Field label="Project">{(id) => <select id={id} name="project" defaultValue={target.projectId ? String(target.projectId) : ''}><option value="">none</option>{projects.map((p) => <option value={p.id}>{p.name}</option>)}</select>}</Field>
+            <Field label="Project">{(id) => <Select id={id} name="project" defaultValue={target.projectId ? String(target.projectId) : ''}><option value="">none</option>{projects.map((p) => <option value={p.id}>{p.name}</option>)}</Select>}</Field>
             {credentials.data && (
               <Field label="Clone credential" hint="Stored credentials (Administration › Credentials).">{(id, d) => (
-                <select id={id} name="credential" aria-describedby={d} defaultValue={target.sshKeyId ? `ssh:${target.sshKeyId}` : target.httpsTokenId ? `https:${target.httpsTokenId}` : ''}>
+                <Select id={id} name="credential" aria-describedby={d} defaultValue={target.sshKeyId ? `ssh:${target.sshKeyId}` : target.httpsTokenId ? `https:${target.httpsTokenId}` : ''}>
                   <option value="">none</option>
                   {credentials.data!.map((c) => <option value={`${c.kind === 'ssh_key' ? 'ssh' : 'https'}:${c.id}`}>{c.name} ({c.kind})</option>)}
-                </select>
+                </Select>
               )}</Field>
             )}
             <ScheduleFields t={target} />
@@ -297,7 +297,7 @@ export function VerdictList({ query, path, extra = {}, before, me, target }: { q
           await call('POST', '/gate', { body: { [target.kind === 'container' ? 'containerId' : 'repositoryId']: target.id, policy: { severity: text(f, 'severity') ?? 'high', include_triaged: f.get('include_triaged') === 'on' } } });
           verdicts.reload();
         }}>
-          <Field label="Fail from severity">{(id) => <select id={id} name="severity" defaultValue="high">{['critical', 'high', 'medium', 'low'].map((s) => <option>{s}</option>)}</select>}</Field>
+          <Field label="Fail from severity">{(id) => <Select id={id} name="severity" defaultValue="high">{['critical', 'high', 'medium', 'low'].map((s) => <option>{s}</option>)}</Select>}</Field>
           <label class="check"><input type="checkbox" name="include_triaged" /> Count triaged issues too</label>
         </ActionForm>
       )}

@@ -148,6 +148,86 @@ describe('Single sign-on (OIDC)', function () {
       expect(garbage.status).to.equal(401);
       expect(await v.eventCount()).to.equal(before);
     });
+
+    describe('begun by the web interface (login with return_to, issue #16)', () => {
+      /** The flow up to the callback's answer, in a browser that began it with `return_to`. */
+      const toCallback = async (browser: Browser, login: string, returnTo: string) => {
+        const toInteraction = await browser.follow(`${v.url}/api/v1/auth/oidc/login?return_to=${encodeURIComponent(returnTo)}`, (u) => u.includes('/interaction/'));
+        const interaction = new URL(toInteraction.url);
+        interaction.searchParams.set('login', login);
+        const callback = await browser.follow(interaction.toString(), (u) => u.startsWith(`${v.url}/api/v1/auth/oidc/callback`));
+        return browser.get(callback.url);
+      };
+      const handoff = (cookie: string | null) => fetch(`${v.url}/api/v1/auth/oidc/handoff`, {
+        method: 'POST', headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }, body: '{}',
+      });
+
+      it('the callback redirects back to the interface and hands it the session through a minute-long HttpOnly cookie that only POST /auth/oidc/handoff reads, and clears', async () => {
+        const res = await toCallback(new Browser(), 'uma', '/#/issues/3');
+        expect(res.status).to.equal(302);
+        expect(res.headers.get('location')).to.equal('/?signed_on=1#/issues/3');
+        const cookies = res.headers.getSetCookie();
+        const session = cookies.find((c) => c.startsWith('vigil_sso_session='))!;
+        expect(session).to.match(/^vigil_sso_session=[^;]+; Path=\/api\/v1\/auth\/oidc\/handoff; Max-Age=60; HttpOnly; SameSite=Strict/);
+        expect(cookies.filter((c) => /^vigil_sso(_return)?=;/.test(c))).to.have.length(2); // the binding and the return path are spent
+        const pair = session.split(';')[0];
+        const taken = await handoff(pair);
+        expect(taken.status).to.equal(200);
+        const body = (await taken.json()) as Json;
+        expect(body.token).to.equal(pair.split('=')[1]);
+        expect(Date.parse(body.expiresAt)).to.be.greaterThan(Date.now());
+        expect(taken.headers.get('set-cookie')).to.match(/^vigil_sso_session=; Path=\/api\/v1\/auth\/oidc\/handoff; Max-Age=0/);
+        expect(taken.headers.get('cache-control')).to.equal('no-store');
+        expect((await v.request('GET', '/me', { token: body.token })).body).to.deep.include({ username: 'uma', credential: 'session' });
+        // The cookie is no way in of its own: once the session ends, the handoff refuses it.
+        await v.request('POST', '/auth/sign-out', { token: body.token, body: {} });
+        const ended = await handoff(pair);
+        expect(ended.status).to.equal(401);
+        expect(((await ended.json()) as Json).detail).to.match(/No single sign-on waits/);
+      });
+
+      it('POST /auth/oidc/handoff without the cookie, or with one that is not a session, answers 401 and writes nothing', async () => {
+        const altered = `vigil_sso_session=${await v.signIn()}x`;
+        const before = await v.eventCount();
+        for (const cookie of [null, 'vigil_sso_session=', 'vigil_sso_session=not-a-session', altered]) {
+          const res = await handoff(cookie);
+          expect(res.status, String(cookie)).to.equal(401);
+          expect(res.headers.get('content-type')).to.contain('application/problem+json');
+        }
+        const extra = await fetch(`${v.url}/api/v1/auth/oidc/handoff`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"token":"x"}' });
+        expect(extra.status).to.equal(400);
+        expect(await v.eventCount()).to.equal(before);
+      });
+
+      it('a refused sign-on returns to the interface naming the problem type, with no session', async () => {
+        const before = (await eventsOf(v, 'SignedIn')).length;
+        const res = await toCallback(new Browser(), ADMIN.username, '/');
+        expect(res.status).to.equal(302);
+        expect(res.headers.get('location')).to.equal('/?sign_on_refused=sso-link-refused');
+        expect(res.headers.getSetCookie().some((c) => c.startsWith('vigil_sso_session=') && !c.startsWith('vigil_sso_session=;'))).to.equal(false);
+        expect((await eventsOf(v, 'SignedIn')).length).to.equal(before);
+      });
+
+      it('return_to names the interface\'s page only (/ or /#/<route>): anything else is 400 and begins nothing', async () => {
+        for (const bad of ['https://evil.example/', '//evil.example/', '/api/v1/me', '/#x', 'x', '/#/a b', '/\\evil.example']) {
+          const res = await new Browser().get(`${v.url}/api/v1/auth/oidc/login?return_to=${encodeURIComponent(bad)}`);
+          expect(res.status, bad).to.equal(400);
+          expect(res.headers.get('location'), bad).to.equal(null);
+          expect(res.headers.get('set-cookie'), bad).to.equal(null);
+        }
+        const tooLong = await new Browser().get(`${v.url}/api/v1/auth/oidc/login?return_to=${encodeURIComponent(`/#/${'a'.repeat(2000)}`)}`);
+        expect(tooLong.status).to.equal(400);
+      });
+
+      it('a later sign-on without return_to, in the same browser, answers JSON as before', async () => {
+        const browser = new Browser();
+        const toInteraction = await browser.follow(`${v.url}/api/v1/auth/oidc/login?return_to=%2F`, (u) => u.includes('/interaction/'));
+        expect(toInteraction.url).to.include('/interaction/');
+        const plain = await signOn(browser, v.url, { login: 'uma' });
+        expect(plain.status).to.equal(200);
+        expect(plain.body.account.username).to.equal('uma');
+      });
+    });
   });
 
   it('[S1.5-17] a provider that cannot be reached: login answers 502 sso-provider-unreachable, and the start did not wait for it', async () => {

@@ -9,6 +9,7 @@ import { corpusPath, requireCorpus } from '../../support/corpus';
 import { pathVariants, rawRequest } from '../../support/route-paths';
 import { ADMIN, RunningVigil, startVigil } from '../../support/vigil';
 import { axe, drive, Driven, open, settled, shoot, signIn } from './support';
+import { tcpReceiver, until } from '../../support/siem-receivers';
 
 // Used inside page.evaluate callbacks (the spec's tsconfig has no DOM library).
 declare const sessionStorage: { length: number };
@@ -152,6 +153,41 @@ describe('web interface (Chromium against a real Vigil)', function () {
       await shoot(p, 'backlog');
     });
 
+    it('orders the backlog by severity across pages (the API\'s order; the next page\'s address carries after and after_key) and filters by type, KEV and EPSS', async () => {
+      const p = admin.page;
+      const rank = (s: string) => ['low', 'medium', 'high', 'critical'].indexOf(s);
+      const severities = () => p.getByRole('table', { name: 'Issues' }).locator('tbody tr td:nth-child(3)').allTextContents();
+      await open(admin, `/issues?repository_id=${repositoryId}&status=open&limit=25`, `Backlog of repository ${repositoryId}`);
+      await p.getByLabel('Order').selectOption('severity');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await p.waitForFunction(() => (document as any).body.dataset.route.includes('sort=severity'));
+      await settled(admin, `Backlog of repository ${repositoryId}`);
+      const first = (await severities()).map(rank);
+      expect(first).to.have.length(25);
+      expect(first).to.deep.equal([...first].sort((a, b) => b - a));
+      await p.getByRole('link', { name: 'Next page' }).click();
+      await p.waitForFunction(() => (document as any).body.dataset.route.includes('after_key='));
+      await settled(admin, `Backlog of repository ${repositoryId}`);
+      const second = (await severities()).map(rank);
+      expect(second.length).to.be.greaterThan(0);
+      expect(second).to.deep.equal([...second].sort((a, b) => b - a));
+      expect(Math.max(...second)).to.be.at.most(Math.min(...first));
+      await shoot(p, 'backlog-by-severity');
+      await p.getByLabel('Type').selectOption('secret');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await p.getByText('No issue matches.').waitFor();
+      // The other choices stay as the address says (the order among them), and paging starts again.
+      expect(p.url()).to.include('type=secret').and.include('sort=severity').and.include('limit=25').and.not.include('after=');
+      await p.getByLabel('Type').selectOption('imported');
+      await p.getByLabel('KEV').selectOption('true');
+      await p.getByLabel('EPSS at least').fill('0.5');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await p.waitForFunction(() => (document as any).body.dataset.route.includes('epss_min=0.5'));
+      // No feed was synchronised here: KEV and EPSS are unknown, and an unknown state matches no such filter.
+      await p.getByText('No issue matches.').waitFor();
+      expect(await axe(p)).to.deep.equal([]);
+    });
+
     it('[S1.2.3-03] under four-eyes the administrator asks for not_affected, a security lead approves it in another browser context', async () => {
       const p = admin.page;
       await open(admin, '/admin/settings', 'Administration: Settings');
@@ -267,6 +303,85 @@ describe('web interface (Chromium against a real Vigil)', function () {
 
   });
 
+  describe('agents, the SIEM export and the SCIM token (administration)', () => {
+    it('an administrator sees an agent that said hello, sets its limit and pins a generated signing key whose private half is shown once', async () => {
+      const token = await v.signIn();
+      const key = await v.key(token, { name: 'agent-1', scopes: ['agent'] });
+      const hello = await v.request('POST', '/agent/hello', { apiKey: key.key, body: { version: '0.12.0', labels: ['linux', 'docker'] } });
+      expect(hello.status, hello.text).to.equal(200);
+      const agentId = hello.body.agentId as number;
+      const p = admin.page;
+      await open(admin, '/admin/agents', 'Administration: Agents');
+      const row = p.getByRole('table', { name: 'Agents' }).locator('tbody tr').first();
+      expect(await row.textContent()).to.include('0.12.0').and.include('linux');
+      await p.getByLabel(`Concurrent scans of agent ${agentId}`).fill('3');
+      await p.getByRole('button', { name: 'Set limit' }).click();
+      await p.waitForFunction(() => (document as any).querySelector('table tbody tr')?.textContent.includes('of 3'));
+      await p.getByLabel(`Public key of agent ${agentId}`).fill('generate');
+      await p.getByRole('button', { name: 'Pin signing key' }).click();
+      const secret = p.locator('.secret code');
+      await secret.waitFor();
+      const privateKey = (await secret.textContent())!;
+      expect(privateKey.length).to.be.greaterThan(20);
+      await shoot(p, 'admin-agents');
+      await p.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await p.content()).to.not.include(privateKey);
+      const listed = (await v.request('GET', '/admin/agents', { token })).body.find((a: { id: number }) => a.id === agentId);
+      expect(listed.maxConcurrent).to.equal(3);
+      expect(listed.signingKey).to.be.a('string');
+      await p.getByRole('button', { name: `Remove signing key of agent ${agentId}` }).waitFor();
+      expect(await axe(p)).to.deep.equal([]);
+    });
+
+    it('an administrator points the SIEM export at a syslog collector, sends a test event that arrives, and reads the outbox', async () => {
+      const token = await v.signIn();
+      expect((await v.request('PATCH', '/settings', { token, body: { siem_allow_private_destination: true } })).status).to.equal(200);
+      const collector = await tcpReceiver();
+      try {
+        const p = admin.page;
+        await open(admin, '/admin/siem', 'Administration: SIEM');
+        await p.getByLabel('Send security events').check();
+        await p.getByLabel('Protocol').selectOption('syslog_tcp');
+        await p.getByLabel('Endpoint').fill(collector.endpoint);
+        await p.getByLabel('Minimum severity').selectOption('low');
+        await p.getByRole('button', { name: 'Save SIEM export' }).click();
+        await p.getByText('Saved.').waitFor();
+        expect((await v.request('GET', '/siem/config', { token })).body).to.include({ enabled: true, protocol: 'syslog_tcp', endpoint: collector.endpoint, minimumSeverity: 'low' });
+        await p.getByRole('button', { name: 'Send a test event' }).click();
+        await p.getByText('The test event (VGL-SEC-999) arrived.').waitFor();
+        await until(() => collector.frames.some((f) => f.includes('VGL-SEC-999')));
+        await p.getByRole('heading', { name: 'Outbox' }).waitFor();
+        await p.getByRole('table', { name: /Security events queued/ }).or(p.getByText('Nothing queued.')).waitFor();
+        expect(await axe(p)).to.deep.equal([]);
+        await shoot(p, 'admin-siem');
+        // Switching off again, so the rest of the suite sends nothing to a closed collector.
+        await p.getByLabel('Send security events').uncheck();
+        await p.getByRole('button', { name: 'Save SIEM export' }).click();
+        await p.getByText('Saved.').waitFor();
+      } finally {
+        await collector.close();
+      }
+    });
+
+    it('an administrator issues the SCIM token, shown once and working against /scim/v2, and revokes it', async () => {
+      const p = admin.page;
+      await open(admin, '/admin/scim', 'Administration: SCIM token');
+      await p.getByRole('button', { name: 'Issue a SCIM token' }).click();
+      const secret = p.locator('.secret code');
+      await secret.waitFor();
+      const scim = (await secret.textContent())!;
+      const users = () => fetch(`${v.url}/scim/v2/Users`, { headers: { authorization: `Bearer ${scim}` } });
+      expect((await users()).status).to.equal(200);
+      await shoot(p, 'admin-scim');
+      await p.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await p.content()).to.not.include(scim);
+      await p.getByRole('button', { name: 'Revoke the SCIM token' }).click();
+      await p.getByText(/Revoked: SCIM calls are refused/).waitFor();
+      expect((await users()).status).to.equal(401);
+      expect(await axe(p)).to.deep.equal([]);
+    });
+  });
+
   describe('each role, every page', function () {
     /** The pages of the main navigation and of Administration a role is shown, opened one by one. */
     async function visitAll(d: Driven, role: string, check: { axe?: boolean; photograph?: boolean }): Promise<string[]> {
@@ -312,6 +427,14 @@ describe('web interface (Chromium against a real Vigil)', function () {
           expect(await d.page.getByRole('button', { name: 'Ask the gate now' }).count(), 'gate offered').to.equal(['ciso', 'security_lead', 'writer'].includes(role) ? 1 : 0);
           await open(d, '/admin/sources', /^Administration/);
           expect(await d.page.getByRole('button', { name: 'Declare source' }).count(), 'declaring sources offered').to.equal(role === 'platform_governor' ? 1 : 0);
+          const tabs = await d.page.locator('ul.tabs a').allTextContents();
+          expect(tabs.includes('SIEM'), 'SIEM offered').to.equal(role === 'security_lead');
+          expect(tabs.filter((t) => t === 'Agents' || t === 'SCIM token'), 'agents and SCIM are the administrator\'s').to.deep.equal([]);
+          if (role === 'security_lead') {
+            await open(d, '/admin/siem', 'Administration: SIEM');
+            expect(await d.page.getByRole('button', { name: 'Save SIEM export' }).count()).to.equal(1);
+            expect(await d.page.getByRole('heading', { name: 'Outbox' }).count(), 'the outbox is the administrator\'s').to.equal(0);
+          }
           expect(d.errors).to.deep.equal([]);
         } finally {
           await d.context.close();
@@ -375,6 +498,31 @@ describe('web interface (Chromium against a real Vigil)', function () {
       expect((await v.request('GET', '/me', { token })).body.roles).to.deep.equal(['auditor']);
     });
 
+    it('pages the accounts 50 at a time through the API\'s Link (the next page\'s after in the address; Back returns)', async function () {
+      this.timeout(120_000);
+      const token = await v.signIn();
+      let total = (await v.request('GET', '/accounts?limit=1000', { token })).body.length;
+      for (let i = 0; total <= 55; i++, total++) {
+        expect((await v.request('POST', '/accounts', { token, body: { username: `many-${i}`, password: 'a-long-enough-password', roles: ['reader'] } })).status).to.equal(201);
+      }
+      const p = admin.page;
+      const usernames = () => p.getByRole('table', { name: 'Accounts' }).locator('tbody tr td:nth-child(2)').allTextContents();
+      await open(admin, '/admin/accounts', 'Administration: Accounts');
+      const first = await usernames();
+      expect(first).to.have.length(50);
+      await p.getByRole('link', { name: 'Next page' }).click();
+      await p.waitForFunction(() => (document as any).body.dataset.route.includes('after='));
+      await settled(admin, 'Administration: Accounts');
+      const second = await usernames();
+      expect(second).to.have.length(total - 50);
+      expect(second.filter((u) => first.includes(u))).to.deep.equal([]);
+      expect(await axe(p)).to.deep.equal([]);
+      await p.getByRole('link', { name: 'Previous page' }).click();
+      await p.waitForFunction(() => !(document as any).body.dataset.route.includes('after='));
+      await settled(admin, 'Administration: Accounts');
+      expect(await usernames()).to.deep.equal(first);
+    });
+
     it('an auditor reads the audit log filtered by type and verifies the chain', async () => {
       const account = await v.account(['auditor'], 'auditor-log');
       const d = await drive(browser, v.url);
@@ -428,6 +576,46 @@ describe('web interface (Chromium against a real Vigil)', function () {
         await d.page.getByText('Your password was changed.').waitFor();
         await d.page.getByRole('button', { name: 'Sign out' }).click();
         await signIn(d, account.username, 'another-long-password-2026');
+        expect(d.errors).to.deep.equal([]);
+      } finally {
+        await d.context.close();
+      }
+    });
+
+    it('signing out forgets the session before the server answers: a reload meanwhile shows the sign-in form and calls nothing with the ended session, and the server ends it all the same', async () => {
+      const account = await v.account(['reader'], 'reader-sign-out');
+      const d = await drive(browser, v.url);
+      try {
+        for (const slowAnswer of [true, false]) {
+          await signIn(d, account.username, 'a-long-enough-password');
+          const token = (await d.page.evaluate(() => (globalThis as any).sessionStorage.getItem('vigil.session'))) as string;
+          const usedAfterSignOut: string[] = [];
+          let signingOut = false;
+          const watch = (r: import('playwright-core').Request) => {
+            if (signingOut && r.headers().authorization === `Bearer ${token}` && !r.url().endsWith('/auth/sign-out')) usedAfterSignOut.push(r.url());
+          };
+          d.page.on('request', watch);
+          // A slow server (its answer held at the network, as a busy one would keep it) must not matter to the page.
+          let release = () => undefined as void;
+          const held = new Promise<void>((ok) => { release = ok; });
+          if (slowAnswer) await d.page.route('**/api/v1/auth/sign-out', async (route) => { const answer = await route.fetch(); await held; await route.fulfill({ response: answer }); });
+          signingOut = true;
+          await d.page.getByRole('button', { name: 'Sign out' }).click();
+          await d.page.goto('/'); // at once, as a person reloading would
+          await d.page.getByLabel('Username').waitFor();
+          expect(await d.page.getByText('Your session ended').count(), 'an ended session was used').to.equal(0);
+          release();
+          await d.page.unrouteAll({ behavior: 'ignoreErrors' });
+          d.page.off('request', watch);
+          expect(usedAfterSignOut).to.deep.equal([]);
+          // The sign-out reached the server although the page was left at once (keepalive).
+          let status = 0;
+          for (let i = 0; i < 50 && status !== 401; i++) {
+            status = (await v.request('GET', '/me', { token })).status;
+            if (status !== 401) await new Promise((ok) => setTimeout(ok, 200));
+          }
+          expect(status, 'the left session is refused').to.equal(401);
+        }
         expect(d.errors).to.deep.equal([]);
       } finally {
         await d.context.close();
