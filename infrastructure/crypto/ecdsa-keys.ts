@@ -3,7 +3,7 @@ import type { DocumentSigner, PlatformKey, SigningKeyMaterial } from '../../appl
 import { deterministicDerSignature } from './deterministic-ecdsa';
 
 /**
- * ECDSA P-256 with node:crypto: no library, the signature in DER as OpenSSL writes and reads it, its
+ * ECDSA P-256: keys and hashing by node:crypto, the signature in DER as OpenSSL writes and reads it, its
  * nonce derived as RFC 6979 says (deterministic-ecdsa.ts): the same bytes always get the same signature.
  */
 export class EcdsaKeyMaterial implements SigningKeyMaterial {
