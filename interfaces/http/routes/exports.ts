@@ -4,6 +4,7 @@ import { Response } from 'express';
 import { setSignatureHeaders } from '../signature-headers';
 import { EXPORT_FORMATS, ExportFormat } from '../../../application/exports/export-service';
 import { attestation, signDocument, SignedDocument } from '../../../application/exports/signed-document';
+import type { PlatformKey } from '../../../application/ports/signing';
 import type { ScopeKind } from '../../../domain/exports/model';
 import { projectExported } from '../../../domain/exports/events';
 import { PROJECT_EXPORT_JSON_SCHEMA, PROJECT_EXPORT_MAJOR } from '../../../domain/exports/project-export';
@@ -41,6 +42,25 @@ export async function sendSigned(res: Response, signed: SignedDocument): Promise
   res.end();
 }
 
+/**
+ * Answers a signed document as asked: its DSSE envelope (`envelope=dsse`) or the bytes themselves,
+ * and frees its spool whatever happens. `before` runs first, inside the same guard (an audit record
+ * that must exist before a byte leaves).
+ */
+async function answerSigned(req: VigilRequest, res: Response, s: Services, signed: SignedDocument, key: PlatformKey, before?: () => Promise<void>): Promise<void> {
+  try {
+    if (before) await before();
+    if (req.query.envelope === 'dsse') {
+      res.status(200).type('application/vnd.dsse.envelope.v1+json').setHeader('Vigil-As-Of', signed.document.timestamp);
+      res.send(attestation(signed, key, { name: s.config.brandName, version: s.config.version }));
+      return;
+    }
+    await sendSigned(res, signed);
+  } finally {
+    await signed.spool.dispose();
+  }
+}
+
 /** Exports and the platform key (spec 1 §1.9, issue #11; docs/exports.md). */
 export function exportRoutes(s: Services): RouteDef[] {
   // One literal route per scope and format (no {format} parameter): each has its own line in the OpenAPI document.
@@ -54,17 +74,7 @@ export function exportRoutes(s: Services): RouteDef[] {
       const asOf = parseAsOf(req.query.as_of);
       const key = await s.platformKeys.current();
       const document = await s.exports.document(req.principal!, kind, Number(req.params.id), format, asOf);
-      const signed = await signDocument(document, key, s.exportSpools.create());
-      try {
-        if (req.query.envelope === 'dsse') {
-          res.status(200).type('application/vnd.dsse.envelope.v1+json').setHeader('Vigil-As-Of', document.timestamp);
-          res.send(attestation(signed, key, { name: s.config.brandName, version: s.config.version }));
-          return;
-        }
-        await sendSigned(res, signed);
-      } finally {
-        await signed.spool.dispose();
-      }
+      await answerSigned(req, res, s, await signDocument(document, key, s.exportSpools.create()), key);
     },
   });
   const formatsOf = (kind: ScopeKind) => (Object.keys(EXPORT_FORMATS) as ExportFormat[]).filter((f) => (EXPORT_FORMATS[f].scopes as readonly ScopeKind[]).includes(kind));
@@ -91,24 +101,14 @@ export function exportRoutes(s: Services): RouteDef[] {
         const id = Number(req.params.id);
         const document = await s.exports.projectExport(req.principal!, id, asOf);
         const signed = await signDocument(document, key, s.exportSpools.create());
-        try {
-          // Audited before a byte leaves: a download is never unrecorded (S2.6-64, S2.6-81).
-          await s.commands.appendAll([{
-            stream: streams.projectExports(id), expectedRevision: 'any',
-            events: [projectExported({
-              projectId: id, sha256: signed.sha256, size: signed.size, schema: document.schema, version: document.version, asOf: document.timestamp,
-              targets: document.targets.map((t) => ({ kind: t.kind, id: t.id })), account: req.principal!.accountId,
-            })],
-          }], req.ctx!);
-          if (req.query.envelope === 'dsse') {
-            res.status(200).type('application/vnd.dsse.envelope.v1+json').setHeader('Vigil-As-Of', document.timestamp);
-            res.send(attestation(signed, key, { name: s.config.brandName, version: s.config.version }));
-            return;
-          }
-          await sendSigned(res, signed);
-        } finally {
-          await signed.spool.dispose();
-        }
+        // Audited before a byte leaves: a download is never unrecorded (S2.6-64, S2.6-81).
+        await answerSigned(req, res, s, signed, key, () => s.commands.appendAll([{
+          stream: streams.projectExports(id), expectedRevision: 'any',
+          events: [projectExported({
+            projectId: id, sha256: signed.sha256, size: signed.size, schema: document.schema, version: document.version, asOf: document.timestamp,
+            targets: document.targets.map((t) => ({ kind: t.kind, id: t.id })), account: req.principal!.accountId,
+          })],
+        }], req.ctx!).then(() => undefined));
       },
     },
     {
