@@ -2,22 +2,14 @@ import { allProjections } from '../../projections';
 import { expect } from 'chai';
 import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { linkNodeModules, runStages, StageRun } from '../support/dockerfile';
+import { freePort } from '../support/free-port';
 
 const ROOT = path.resolve(__dirname, '../..');
 // npm's cache first (filled by this checkout's install), the registry only for what it lacks.
 const NPM_ENV = { npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false', npm_config_loglevel: 'error', npm_config_audit: 'false', npm_config_fund: 'false' };
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /**
  * Issue #15: the Dockerfile's stages, built with the local toolchain (no registry here to pull

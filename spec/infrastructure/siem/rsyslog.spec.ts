@@ -7,18 +7,11 @@ import { ManualClock } from '../../../application/ports/clock';
 import { skipOrFail } from '../scanning/support';
 import { testCertificates, until } from '../../support/siem-receivers';
 import { RunningVigil, startVigil } from '../../support/vigil';
+import { freePort } from '../../support/free-port';
 
 const RSYSLOGD = '/usr/sbin/rsyslogd';
 
 /** A free loopback port (TCP; UDP ports of the same number are free alike on a quiet loopback). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /**
  * Debian's rsyslogd, our own instance: its own configuration and work directory, listening on
  * loopback on UDP, TCP and TLS (GnuTLS, a test CA made with openssl), writing each message it

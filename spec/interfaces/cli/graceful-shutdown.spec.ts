@@ -4,16 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { freePort } from '../../support/free-port';
 
 const ROOT = path.resolve(__dirname, '../../..');
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function until(check: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;

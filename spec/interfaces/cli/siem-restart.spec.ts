@@ -1,20 +1,12 @@
 import { expect } from 'chai';
 import { ChildProcess, spawn } from 'node:child_process';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { createTestDatabase, engineAvailable, TestDatabase } from '../../support/databases';
 import { testCertificates, until, webhookReceiver, WebhookReceiver } from '../../support/siem-receivers';
+import { freePort } from '../../support/free-port';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = { username: 'admin', password: 'correct-horse-battery' };
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * A real Vigil process (`node --import tsx interfaces/cli/server.ts`, what `npm run dev` runs) over a
