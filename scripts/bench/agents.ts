@@ -148,6 +148,8 @@ async function main(): Promise<void> {
     console.log(`this process's event loop delay while claiming: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms`);
 
     // Idle: first the control plane alone (its projection runner polls the log), then every agent long-polling an empty queue.
+    // Both only once the projections have caught up with the claims' and reports' events: their catch-up is not idle cost.
+    while ((await v.services.projections.status()).some((p) => p.lagEvents > 0)) await new Promise((r) => setTimeout(r, 200));
     await new Promise((r) => setTimeout(r, 2000));
     const alone = cpuMeter(postmaster);
     await new Promise((r) => setTimeout(r, Math.min(IDLE_MS, 10_000)));
