@@ -18,8 +18,6 @@ import { readFailure, readResult } from './reports';
 /** "held at most 30" (S1.4.7-02, S1.8.2-10). */
 export const MAX_WAIT_SECONDS = 30;
 
-/** Reports recorded at once per instance (see AgentService.reports). */
-const REPORTS_AT_ONCE = 4;
 
 interface Log {
   warn(message: string, meta?: unknown): void;
@@ -54,12 +52,12 @@ export const workerOf = (agentId: number) => `agent:${agentId}`;
  */
 export class AgentService {
   /**
-   * Results and failure reports are recorded a few at a time per instance: a flood of them (800
-   * agents' slots reporting at once) waits here in memory instead of in front of the claims at the
-   * connection pool, so a claim stays one short wait away (ADR 0017, bench:agents). A result can be
-   * 256 MB: the bound also bounds the memory of results being ingested.
+   * Results and failure reports are recorded a few at a time per instance (VIGIL_AGENT_REPORTS_AT_ONCE,
+   * default 4): a flood of them (800 agents' slots reporting at once) waits here in memory instead of
+   * in front of the claims at the connection pool, so a claim stays one short wait away (ADR 0017,
+   * bench:agents). A result can be 256 MB: the bound also bounds the memory of results being ingested.
    */
-  private readonly reports = new Admission(REPORTS_AT_ONCE);
+  private readonly reports: Admission;
 
   constructor(
     private readonly commands: CommandHandler,
@@ -71,7 +69,10 @@ export class AgentService {
     private readonly clock: Clock,
     private readonly signal: JobSignal,
     private readonly log: Log,
-  ) {}
+    reportsAtOnce = 4,
+  ) {
+    this.reports = new Admission(reportsAtOnce);
+  }
 
   private agentIdOf(principal: Principal): number {
     if (principal.kind !== 'key' || principal.keyId === null) throw refuse.forbidden('The agent protocol takes an agent key (scope agent).');

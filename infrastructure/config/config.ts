@@ -85,6 +85,8 @@ export interface ScanSettings {
   workerIntervalMs: number;
   /** VIGIL_WORKER_LABELS: labels the built-in worker answers to. */
   workerLabels: string[];
+  /** VIGIL_AGENT_REPORTS_AT_ONCE: agents' results and failure reports recorded at once per instance (the rest wait in memory). */
+  agentReportsAtOnce: number;
   schedulerIntervalMs: number;
   maintenanceIntervalMs: number;
   /** VIGIL_SCAN_RETRY_DELAYS: delay before attempt 2, 3, ... (the last reused). */
@@ -231,6 +233,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxConcurrent: parseInteger('VIGIL_SCAN_MAX_CONCURRENT', read(env, 'VIGIL_SCAN_MAX_CONCURRENT') ?? '2', 1, 64),
       workerIntervalMs: positiveDuration('VIGIL_WORKER_INTERVAL', read(env, 'VIGIL_WORKER_INTERVAL') ?? '15s'),
       workerLabels: parseLabels('VIGIL_WORKER_LABELS', read(env, 'VIGIL_WORKER_LABELS') ?? ''),
+      agentReportsAtOnce: parseInteger('VIGIL_AGENT_REPORTS_AT_ONCE', read(env, 'VIGIL_AGENT_REPORTS_AT_ONCE') ?? '4', 1, 256),
       schedulerIntervalMs: positiveDuration('VIGIL_SCHEDULER_INTERVAL', read(env, 'VIGIL_SCHEDULER_INTERVAL') ?? '60s'),
       maintenanceIntervalMs: positiveDuration('VIGIL_MAINTENANCE_INTERVAL', read(env, 'VIGIL_MAINTENANCE_INTERVAL') ?? '1h'),
       retryDelaysMs: parseRetryDelays('VIGIL_SCAN_RETRY_DELAYS', read(env, 'VIGIL_SCAN_RETRY_DELAYS') ?? '1m,5m,15m'),

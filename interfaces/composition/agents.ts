@@ -27,6 +27,6 @@ export function composeAgents(core: Core, targets: TargetsContext, scans: { scan
   // A scan requested or ended on this instance wakes the waiting polls at once (the probe looks now).
   scans.scanQueue.subscribe(() => signal.poke());
   const agents = new AgentService(core.commands, agentQueries, new SqlAgentContacts(core.db), lifecycle,
-    core.config.encryptionKey !== null ? targets.cloneCredentials : null, new NaclAgentCrypto(), core.clock, signal, core.log);
+    core.config.encryptionKey !== null ? targets.cloneCredentials : null, new NaclAgentCrypto(), core.clock, signal, core.log, core.config.scans.agentReportsAtOnce);
   return { agents, agentQueries, agentJobSignal: signal };
 }

@@ -51,6 +51,14 @@ describe('Settings read at start', () => {
     refused({ VIGIL_EVENTSTORE_URL: 'http://x' }, /esdb:\/\//);
   });
 
+  it('reads VIGIL_AGENT_REPORTS_AT_ONCE (default 4, 1 to 256) and refuses anything else', () => {
+    expect(loadConfig({}).scans.agentReportsAtOnce).to.equal(4);
+    expect(loadConfig({ VIGIL_AGENT_REPORTS_AT_ONCE: '16' }).scans.agentReportsAtOnce).to.equal(16);
+    refused({ VIGIL_AGENT_REPORTS_AT_ONCE: '0' }, /VIGIL_AGENT_REPORTS_AT_ONCE.*outside 1/);
+    refused({ VIGIL_AGENT_REPORTS_AT_ONCE: '257' }, /VIGIL_AGENT_REPORTS_AT_ONCE.*outside 1/);
+    refused({ VIGIL_AGENT_REPORTS_AT_ONCE: 'some' }, /VIGIL_AGENT_REPORTS_AT_ONCE.*whole number/);
+  });
+
   it('reads the password throttle (10 per account, 50 per address, 15 minutes) and refuses a malformed ceiling or window', () => {
     expect(loadConfig({}).signInThrottle).to.deep.equal({ perAccount: 10, perAddress: 50, windowMs: 15 * 60_000 });
     expect(loadConfig({ VIGIL_SIGN_IN_FAILURES_PER_ACCOUNT: '5', VIGIL_SIGN_IN_FAILURES_PER_ADDRESS: '20', VIGIL_SIGN_IN_FAILURE_WINDOW: 'PT1H' }).signInThrottle)
