@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { ActivityWindow } from './shared/activity-window';
 import { Decider, DomainError, DomainEvent, fold } from '../domain/shared/decider';
 import { EventMetadata, NewEvent, RecordedEvent } from '../domain/shared/event-envelope';
@@ -106,8 +105,6 @@ export class Attempt {
  */
 export class CommandHandler {
   private readonly grouped: CoalescingAppender;
-  /** The commits of work run by `awaitingWritesAfter`, whose read-model waits are held until that work returns. */
-  private readonly heldWaits = new AsyncLocalStorage<Committed[]>();
 
   constructor(
     private readonly store: EventStore,
@@ -183,27 +180,7 @@ export class CommandHandler {
 
   /** Waits until the read models that handle the committed event types have them (trap 3). */
   async readYourWrites(committed: Committed): Promise<void> {
-    const held = this.heldWaits.getStore();
-    if (held) {
-      held.push(committed);
-      return;
-    }
     await this.activity.around(() => this.barrier.waitFor(committed.result, committed.types));
-  }
-
-  /**
-   * Runs `work` (typically work under an admission bound, `admitted => bound.run(admitted)`) with
-   * the read-model waits of its commits held back, then waits for them once `work` has returned:
-   * the caller still answers only when its writes can be read (trap 3), but the bound is held for
-   * the database work alone, not for the projections' catch-up. Without this, four reports at a
-   * time each waiting one projection step cap an instance at a few reports per step (bench:agents).
-   * Only for work that reads no read model after its own commits.
-   */
-  async awaitingWritesAfter<T>(work: () => Promise<T>): Promise<T> {
-    const held: Committed[] = [];
-    const value = await this.heldWaits.run(held, work);
-    for (const committed of held) await this.heldWaits.exit(() => this.readYourWrites(committed));
-    return value;
   }
 
   /**
@@ -213,7 +190,7 @@ export class CommandHandler {
   async appendGrouped(appends: StreamDecisions, ctx: RequestContext): Promise<AppendResult> {
     return this.activity.around(async () => {
       const result = await this.grouped.append(this.batchOf(appends, ctx));
-      await this.readYourWrites({ result, types: [...new Set(appends.flatMap((a) => a.events.map((e) => e.type)))] });
+      await this.barrier.waitFor(result, appends.flatMap((a) => a.events.map((e) => e.type)));
       return result;
     });
   }

@@ -207,8 +207,7 @@ export class AgentService {
       description: `Agent ${agentId} submitted the result of scan ${scanId}, attempt ${report.attempt}; accepted at ${acceptedAt}.`,
     } };
     const alongside = [{ stream: streams.agentReports, expectedRevision: 'any' as const, events: [submitted] }];
-    // The bound covers the ingestion's database work; the wait for the read models follows outside it.
-    const outcome = await this.commands.awaitingWritesAfter(() => this.reports.run(async () => this.lifecycle.complete(await this.heldClaim(agentId, scanId, report.attempt, 'result'), report.result, { alongside })));
+    const outcome = await this.reports.run(async () => this.lifecycle.complete(await this.heldClaim(agentId, scanId, report.attempt, 'result'), report.result, { alongside }));
     if (outcome === 'refused') throw refuse.conflict(`Scan ${scanId} no longer runs attempt ${report.attempt}: the result is stale.`);
     return { id: scanId, attempt: report.attempt, outcome };
   }
@@ -221,11 +220,11 @@ export class AgentService {
     await this.attested(ctx, agent, 'failure', scanId, report.attempt, body, signature);
     await this.contacts.touch(agentId, ctx.now, ctx.address ?? null);
     // The decider writes the reason through failureReason: one line, secrets scrubbed, 1,000 characters (S1.4.7-08).
-    const outcome = await this.commands.awaitingWritesAfter(() => this.reports.run(async () => {
+    const outcome = await this.reports.run(async () => {
       const claim = await this.lifecycle.heldLease(scanId, report.attempt, workerOf(agentId));
       if (!claim) throw refuse.conflict(`This agent holds no running attempt ${report.attempt} of scan ${scanId}: the failure report is repeated or stale.`);
       return this.lifecycle.fail(claim, { kind: report.kind, reason: report.reason });
-    }));
+    });
     if (outcome === 'refused') throw refuse.conflict(`Scan ${scanId} no longer runs attempt ${report.attempt}: the failure report is stale.`);
     return { id: scanId, attempt: report.attempt, outcome };
   }

@@ -90,31 +90,4 @@ describeEachEngine('CommandHandler', ({ get }) => {
     expect(none).to.deep.equal({ value: 'nothing', committed: null });
     expect(await store.readStream(stream)).to.have.length(1);
   });
-
-  it('awaitingWritesAfter: the work returns (its admission slot let go) before its commits\' read-model waits, which the caller still awaits', async () => {
-    const order: string[] = [];
-    let release!: () => void;
-    const barrier = { waitFor: () => new Promise<void>((resolve) => { order.push('wait begun'); release = () => { order.push('caught up'); resolve(); }; }) };
-    const store = new SqlEventStore(get().db);
-    const commands = new CommandHandler(store, new SqlIdGenerator(get().db), barrier, jitteredRetry(3, 1, 4));
-    const stream = `count-${randomUUID()}`;
-    const answered = commands.awaitingWritesAfter(async () => {
-      await commands.execute(stream, counter, { type: 'Count' }, ctx);
-      order.push('work returned');
-      return 'done';
-    }).then((v) => { order.push('answered'); return v; });
-    while (!order.includes('wait begun')) await new Promise((r) => setTimeout(r, 5));
-    expect(order).to.deep.equal(['work returned', 'wait begun']);
-    release();
-    expect(await answered).to.equal('done');
-    expect(order).to.deep.equal(['work returned', 'wait begun', 'caught up', 'answered']);
-    // Outside that scope a command waits for its read models before it returns, as always.
-    order.length = 0;
-    const plain = commands.execute(stream, counter, { type: 'Count' }, ctx).then(() => order.push('answered'));
-    while (!order.includes('wait begun')) await new Promise((r) => setTimeout(r, 5));
-    expect(order).to.deep.equal(['wait begun']);
-    release();
-    await plain;
-    expect(order).to.deep.equal(['wait begun', 'caught up', 'answered']);
-  });
 });
