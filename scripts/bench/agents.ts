@@ -92,6 +92,15 @@ async function main(): Promise<void> {
         if (rows.some((r) => Number((r as { n: number }).n) > SLOTS)) overLimit++;
       });
     }, 100);
+    // The connection pool seen every 100 ms: requests waiting for a connection (a claim queued behind others' statements).
+    type Pool = { numPendingAcquires(): number; numUsed(): number; max: number };
+    const pool = (v.database.db.knex.client as unknown as { pool: Pool }).pool;
+    const poolSeen = { samples: 0, pending: 0, pendingMax: 0, full: 0 };
+    const poolSampler = setInterval(() => {
+      const pending = pool.numPendingAcquires();
+      poolSeen.samples++; poolSeen.pending += pending; poolSeen.pendingMax = Math.max(poolSeen.pendingMax, pending);
+      if (pool.numUsed() >= pool.max) poolSeen.full++;
+    }, 100);
     const statements = process.env.BENCH_STATEMENTS ? countStatements(v.database.db) : null;
     // PostgreSQL's share is its own server's processes only (other servers on a shared machine left out).
     const postmaster = await postmasterOf(v.database.db);
@@ -137,6 +146,8 @@ async function main(): Promise<void> {
     clearInterval(progress);
     if (statements) console.log(`statements per claimed scan (claim and report):\n${statements.stop(JOBS)}`);
     clearInterval(sampler);
+    clearInterval(poolSampler);
+    console.log(`connection pool (max ${pool.max}) while claiming: full in ${(100 * poolSeen.full / Math.max(1, poolSeen.samples)).toFixed(0)} % of samples, requests waiting for a connection ${(poolSeen.pending / Math.max(1, poolSeen.samples)).toFixed(1)} on average, at most ${poolSeen.pendingMax}`);
     loopDelay.disable();
     const sorted = [...latencies].sort((a, b) => a - b);
     const wave = [...firstWave].sort((a, b) => a - b);
