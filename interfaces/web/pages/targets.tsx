@@ -35,7 +35,7 @@ export function Targets({ query, me }: PageProps) {
   const list = useGet<Target[]>(`/${kind}`, { limit: 50, after });
   const board = useGet<{ targetScoreboard: Ranked[] }>('/dashboard/posture-analytics');
   const scans = useGet<Scan[]>('/scans', { limit: 500 });
-  const projects = useGet<{ id: number; name: string }[]>('/projects');
+  const projects = useGet<{ id: number; name: string }[]>('/projects', { limit: 1000 });
   const grade = (t: Target) => board.data?.targetScoreboard.find((r) => r.kind === singular(kind) && r.id === t.id)?.grade;
   const lastScan = (t: Target) => scans.data?.find((s) => s.targetKind === singular(kind) && s.targetId === t.id);
   const rows = list.data?.filter((t) => !project || String(t.projectId) === project) ?? null;
@@ -110,7 +110,7 @@ export function TargetPage({ params, query, me }: PageProps & { kind: Kind }) {
   const id = Number(params.id);
   const t = useGet<Target>(`/${kind}/${id}`);
   const card = useGet<Record<string, any>>(`/scorecards/${kind}/${id}`);
-  const projects = useGet<{ id: number; name: string }[]>('/projects');
+  const projects = useGet<{ id: number; name: string }[]>('/projects', { limit: 1000 });
   const tab = query.get('tab') ?? 'overview';
   const base = `/${kind}/${id}`;
   const target = t.data;
@@ -139,7 +139,7 @@ export function TargetPage({ params, query, me }: PageProps & { kind: Kind }) {
 function Overview({ kind, target, card, projects, me, onChange }: { kind: Kind; target: Target; card: Record<string, any> | null; projects: { id: number; name: string }[]; me: Me; onChange: () => void }) {
   const [scanned, setScanned] = useState<Scan | null>(null);
   const [scanError, setScanError] = useState<any>(null);
-  const credentials = useGet<{ id: number; name: string; kind: string }[]>(may.administer(me) && kind === 'repositories' ? '/credentials' : null);
+  const credentials = useGet<{ id: number; name: string; kind: string }[]>(may.administer(me) && kind === 'repositories' ? '/credentials' : null, { limit: 1000 });
   return (
     <>
       <dl class="facts">
