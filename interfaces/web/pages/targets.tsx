@@ -7,6 +7,7 @@ import type { Me } from '../session';
 import { ActionForm, Field, Grade, int, Loading, Page, Pager, ProblemNote, Table, text, useGet, When, Select } from '../ui';
 import type { Ranked } from './estate';
 import { Exports, TARGET_FORMATS } from './exports';
+import { ImportUpload } from './import-upload';
 
 export interface Target {
   id: number; name: string; projectId: number | null; scanManualOnly: boolean; scanIntervalMinutes: number | null; scanCron: string | null;
@@ -218,12 +219,16 @@ function Overview({ kind, target, card, projects, me, onChange }: { kind: Kind; 
   );
 }
 
-/** GET /repositories/{id}/sarif-imports and the report imports: the latest 50 of each, newest first. */
+/**
+ * GET /repositories/{id}/sarif-imports and the report imports: the latest 50 of each, newest first,
+ * read again after an upload from the form above them.
+ */
 function ImportsOf({ id }: { id: number }) {
   const sarif = useGet<any[]>(`/repositories/${id}/sarif-imports`);
   const coverage = useGet<any[]>(`/repositories/${id}/coverage-imports`);
   const tests = useGet<any[]>(`/repositories/${id}/test-report-imports`);
   const sboms = useGet<any[]>(`/repositories/${id}/build-sbom-imports`);
+  const reload = () => { sarif.reload(); coverage.reload(); tests.reload(); sboms.reload(); };
   const generic = (caption: string, l: typeof coverage) => (
     <>
       <Loading loaded={l} />
@@ -238,6 +243,8 @@ function ImportsOf({ id }: { id: number }) {
   );
   return (
     <>
+      <ImportUpload repositoryId={id} onImported={reload} />
+      <h2>Imports, newest first</h2>
       <Loading loaded={sarif} />
       <Table caption="SARIF imports" rowKey={(r) => r.id} rows={sarif.data} empty="No SARIF import yet." columns={[
         { label: 'Import', class: 'num', cell: (r) => r.id },
