@@ -362,6 +362,37 @@ describe('web interface (Chromium against a real Vigil)', function () {
       expect(imports[0].createdCount).to.be.greaterThan(0);
     });
 
+    it('uploads a JUnit report, a Cobertura coverage report and a CycloneDX SBOM through the same form, each with its route and media type, and shows each in the history', async () => {
+      const token = await v.signIn();
+      const repo = (await v.request('GET', '/repositories?limit=500', { token })).body.find((r: { name: string }) => r.name === 'upload-app');
+      const key = await v.key(token, { name: 'upload-reports', scopes: ['report_import'] });
+      const governor = await v.account(['platform_governor']);
+      const source = await v.request('POST', '/sarif-sources', { token: governor.token, body: { slug: 'upload-reports', name: 'Reports', api_key_id: key.id, repository_id: repo.id, kinds: ['coverage', 'test_report', 'sbom'] } });
+      expect(source.status, source.text).to.equal(201);
+      const p = admin.page;
+      await open(admin, `/repositories/${repo.id}?tab=imports`, 'upload-app');
+      const cases: Array<{ kind: string; file: string[]; route: string; contentType: string; table: string; said: RegExp }> = [
+        { kind: 'junit', file: ['junit', 'ant-junit__single-suite.xml'], route: 'test-report-imports', contentType: 'application/xml', table: 'Test-report imports', said: /test-report import \d+: .*\d+ tests/ },
+        { kind: 'cobertura', file: ['coverage', 'cobertura', 'cobertura-action__istanbul.cobertura.xml'], route: 'coverage-imports?format=cobertura', contentType: 'application/xml', table: 'Coverage imports', said: /coverage import \d+: \d+ of \d+ lines covered/ },
+        { kind: 'cyclonedx', file: ['sbom', 'cyclonedx-1.5', 'cdxgen-9.10.2__java.json'], route: 'build-sbom-imports', contentType: 'application/vnd.cyclonedx+json', table: 'Build SBOM imports', said: /build SBOM import \d+: \d+ components \(CycloneDX 1\.5\)/ },
+      ];
+      for (const c of cases) {
+        await p.getByLabel('Kind of report').selectOption(c.kind);
+        await p.getByLabel('Report file').setInputFiles(corpusPath(...c.file));
+        await p.getByLabel('Integration key').fill(key.key);
+        const sent = p.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/repositories/${repo.id}/${c.route}`));
+        await p.getByRole('button', { name: 'Upload' }).click();
+        const request = await sent;
+        expect(request.headers()['content-type'], c.kind).to.equal(c.contentType);
+        expect(request.headers()['x-api-key']).to.equal(key.key);
+        await p.waitForFunction(() => /^Imported /.test(document.querySelector('.upload [role=status]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+        expect(await p.locator('.upload [role=status]').textContent(), c.kind).to.match(c.said);
+        await p.getByRole('table', { name: c.table }).getByRole('row').nth(1).waitFor();
+      }
+      expect(await axe(p)).to.deep.equal([]);
+      await shoot(p, 'import-upload-reports');
+    });
+
   });
 
   describe('agents, the SIEM export and the SCIM token (administration)', () => {
