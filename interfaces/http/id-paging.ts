@@ -3,9 +3,9 @@ import { Response } from 'express';
 import { MAX_ROW_ID } from './row-id';
 
 /**
- * Paging by id for the administration lists (accounts, teams, API keys): `limit` (1 to 1000,
- * default 100) and `after` (the last id of the previous page), the next page named by a
- * `Link: <...>; rel="next"` as GET /issues does. Rows are never reordered, so a page boundary holds.
+ * Paging by id for the long lists (accounts, teams, API keys, sources, credentials, projects,
+ * solutions): `limit` (1 to 1000, default 100) and `after` (the last id of the previous page), the
+ * next page named by a `Link: <...>; rel="next"` as GET /issues does. Rows are never reordered, so a page boundary holds.
  */
 export const DEFAULT_PAGE_SIZE = 100;
 export const IdPageQuery = Type.Object({

@@ -73,6 +73,9 @@ function responsesOf(r: RouteDef): Record<string, unknown> {
   if (r.body || r.rawBody) statuses.add(413);
   if (r.rawBody) statuses.add(415);
   statuses.add(500);
+  // A list paged with `after` names its next page in a Link header (absent on the last page).
+  const paged = Boolean((r.query as { properties?: Record<string, unknown> } | undefined)?.properties?.after);
+  const link = { Link: { description: 'The next page, `<url>; rel="next"` (its query carries limit and the cursor after); absent on the last page', schema: { type: 'string' } } };
   const out: Record<string, unknown> = {};
   for (const status of [...statuses].sort((a, b) => a - b)) {
     const declared = r.responses[status];
@@ -80,6 +83,7 @@ function responsesOf(r: RouteDef): Record<string, unknown> {
     if (status < 400 || schema) {
       out[status] = {
         description: declared?.description ?? 'OK',
+        ...(paged && status === 200 ? { headers: link } : {}),
         ...(schema ? { content: { [ANSWER_MEDIA_TYPES[key] ?? 'application/json']: { schema } } } : {}),
       };
       continue;

@@ -107,3 +107,41 @@ export async function download(path: string, query?: Query): Promise<Downloaded>
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
   return { filename, size: blob.size, sha256: res.headers.get('vigil-document-sha256'), signature: res.headers.get('vigil-signature'), asOf: res.headers.get('vigil-as-of') };
 }
+
+export interface UploadProgress { loaded: number; total: number | null; sent: boolean }
+
+/**
+ * POSTs a report to one of the public import routes with an integration key (X-API-Key), as a
+ * pipeline would: the session's token is not sent (an import is the key's act: the key names the
+ * source), nor any cookie. XMLHttpRequest rather than fetch, because only it reports the upload's
+ * progress. A 401 here is the key's, not the session's, so the session is left as it is.
+ */
+export function upload<T = any>(path: string, file: Blob, o: { apiKey: string; contentType: string; query?: Query; onProgress: (p: UploadProgress) => void }): Promise<Answer<T>> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    const signal = session.signal();
+    const gone = () => xhr.abort();
+    signal.addEventListener('abort', gone, { once: true });
+    xhr.open('POST', `/api/v1${path}${queryString(o.query)}`);
+    xhr.withCredentials = false;
+    xhr.setRequestHeader('accept', 'application/json');
+    xhr.setRequestHeader('content-type', o.contentType);
+    xhr.setRequestHeader('x-api-key', o.apiKey);
+    xhr.upload.onprogress = (e) => o.onProgress({ loaded: e.loaded, total: e.lengthComputable ? e.total : null, sent: false });
+    xhr.upload.onload = () => o.onProgress({ loaded: file.size, total: file.size, sent: true });
+    xhr.onerror = () => { signal.removeEventListener('abort', gone); reject(new ApiError({ status: 0, title: 'No answer', detail: 'The server did not answer; check the connection and try again.' })); };
+    xhr.onabort = () => { signal.removeEventListener('abort', gone); reject(new ApiError({ status: 0, title: 'Cancelled', detail: 'The session this upload belonged to was left.' })); };
+    xhr.onload = () => {
+      signal.removeEventListener('abort', gone);
+      let parsed: any = null;
+      try { parsed = xhr.responseText ? JSON.parse(xhr.responseText) : null; } catch { parsed = xhr.responseText; }
+      if (xhr.status >= 200 && xhr.status < 300) {
+        resolve({ status: xhr.status, body: parsed as T, etag: xhr.getResponseHeader('etag'), next: nextOf(xhr.getResponseHeader('link')) });
+        return;
+      }
+      const problem: Problem = typeof parsed === 'object' && parsed ? parsed : { status: xhr.status, title: xhr.statusText, detail: String(parsed || xhr.statusText) };
+      reject(new ApiError({ ...problem, status: xhr.status }));
+    };
+    xhr.send(file);
+  });
+}

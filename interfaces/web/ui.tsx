@@ -93,15 +93,17 @@ export function Table<T>({ caption, rows, columns, empty, rowKey }: { caption: s
 
 /**
  * Paging through Link rel="next": the next page's cursor (one parameter, or several such as after
- * and after_key) goes into the page's own address, so Back returns to the previous page.
+ * and after_key) goes into the page's own address, so Back returns to the previous page. A page
+ * with two paged lists names each list's cursor with a `prefix` (projects_after) and labels its
+ * navigation with `of`.
  */
-export function Pager({ path, query, next, cursor = 'after' }: { path: string; query: Record<string, string | undefined>; next: Record<string, string> | null; cursor?: string | string[] }) {
+export function Pager({ path, query, next, cursor = 'after', prefix = '', of }: { path: string; query: Record<string, string | undefined>; next: Record<string, string> | null; cursor?: string | string[]; prefix?: string; of?: string }) {
   const names = typeof cursor === 'string' ? [cursor] : cursor;
-  const atStart = !query[names[0]];
+  const atStart = !query[prefix + names[0]];
   if (atStart && !next) return null;
-  const moved = (from: Record<string, string> | null) => Object.fromEntries(names.map((n) => [n, from?.[n]]));
+  const moved = (from: Record<string, string> | null) => Object.fromEntries(names.map((n) => [prefix + n, from?.[n]]));
   return (
-    <nav class="pager" aria-label="Pages">
+    <nav class="pager" aria-label={of ? `Pages of ${of}` : 'Pages'}>
       {!atStart && <a href={href(path, { ...query, ...moved(null) })}>First page</a>}
       {!atStart && <a href="#" onClick={(e) => { e.preventDefault(); history.back(); }}>Previous page</a>}
       {next && <a href={href(path, { ...query, ...moved(next) })} rel="next">Next page</a>}

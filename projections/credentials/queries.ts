@@ -18,8 +18,9 @@ interface CredentialRow {
 export class CredentialQueries implements CredentialReads {
   constructor(private readonly db: Database, private readonly repositories: RepositoryLookups) {}
 
-  async list(): Promise<CredentialView[]> {
-    const rows: CredentialRow[] = await this.db.knex('credentials').orderBy('id');
+  /** Up to `limit` + 1 credentials after the id `after` (GET /credentials pages with the extra one). */
+  async page(limit: number, after: number): Promise<CredentialView[]> {
+    const rows: CredentialRow[] = await this.db.knex('credentials').where('id', '>', after).orderBy('id').limit(limit + 1);
     const uses = await this.repositories.repositoriesByCredential();
     return rows.map((r) => view(r, uses.get(Number(r.id)) ?? []));
   }

@@ -15,8 +15,9 @@ export class SourceQueries implements SourceReads {
     return this.view(row);
   }
 
-  async list(): Promise<SourceView[]> {
-    const rows: SourceRow[] = await this.db.knex('sarif_sources').orderBy('slug');
+  /** Up to `limit` + 1 sources after the id `after`, by id (GET /sarif-sources pages with the extra one). */
+  async page(limit: number, after: number): Promise<SourceView[]> {
+    const rows: SourceRow[] = await this.db.knex('sarif_sources').where('id', '>', after).orderBy('id').limit(limit + 1);
     return Promise.all(rows.map((r) => this.view(r)));
   }
 

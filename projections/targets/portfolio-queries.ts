@@ -12,19 +12,29 @@ import { scopeToVisible } from '../identity/visibility';
 export class PortfolioQueries implements PortfolioReads {
   constructor(private readonly db: Database, private readonly visibilities: VisibilityReader) {}
 
-  async listProjects(principal: Principal) {
+  /** GET /projects: up to `limit` + 1 of the projects the caller sees after the id `after` (the route pages with the extra one). */
+  async pageProjects(principal: Principal, limit: number, after: number) {
     const visibility = await this.visibilities.of(principal);
-    const rows: { id: number; name: string; solution_id: number | null; created_at: string }[] = await this.db.knex('projects').orderBy('id');
-    return rows.filter((r) => visibility.canSeeProject(Number(r.id)) || visibility.all)
+    const q = this.db.knex('projects').where('id', '>', after).orderBy('id').limit(limit + 1);
+    if (!visibility.all) q.whereIn('id', visibility.projectIds.size ? [...visibility.projectIds] : [-1]);
+    const rows: { id: number; name: string; solution_id: number | null; created_at: string }[] = await q;
+    return rows
       .map((r) => ({ id: Number(r.id), name: r.name, solutionId: r.solution_id === null ? null : Number(r.solution_id), createdAt: r.created_at }));
   }
 
-  /** GET /solutions: each project with detectedLanguages and languagesUnknownFor over the repositories the caller sees. */
-  async listSolutions(principal: Principal) {
+  /**
+   * GET /solutions: up to `limit` + 1 solutions after the id `after`, each project with
+   * detectedLanguages and languagesUnknownFor over the repositories the caller sees.
+   */
+  async pageSolutions(principal: Principal, limit: number, after: number) {
     const visibility = await this.visibilities.of(principal);
-    const solutions: { id: number; name: string; created_at: string }[] = await this.db.knex('solutions').orderBy('id');
-    const projects: { id: number; name: string; solution_id: number | null }[] = await this.db.knex('projects').orderBy('id');
-    const repos: TargetRow[] = await scopeToVisible(visibility, this.db.knex('repositories').select('id', 'project_id', 'detected_languages'), 'repository');
+    const solutions: { id: number; name: string; created_at: string }[] = await this.db.knex('solutions').where('id', '>', after).orderBy('id').limit(limit + 1);
+    const ids = solutions.map((s) => s.id);
+    const projects: { id: number; name: string; solution_id: number | null }[] = ids.length ? await this.db.knex('projects').whereIn('solution_id', ids).orderBy('id') : [];
+    const projectIds = projects.map((p) => p.id);
+    const repos: TargetRow[] = projectIds.length
+      ? await scopeToVisible(visibility, this.db.knex('repositories').select('id', 'project_id', 'detected_languages').whereIn('project_id', projectIds), 'repository')
+      : [];
     const projectView = (p: { id: number; name: string }) => {
       const langs = projectLanguages(repos.filter((r) => Number(r.project_id) === Number(p.id))
         .map((r) => ({ id: Number(r.id), detectedLanguages: r.detected_languages ? JSON.parse(r.detected_languages) : null })));

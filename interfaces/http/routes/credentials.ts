@@ -1,5 +1,6 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { Response } from 'express';
+import { answerPage, IdPageQuery, idPageOf } from '../id-paging';
 import { RouteDef } from '../route';
 import { RowId } from '../row-id';
 import { Services } from '../services';
@@ -33,10 +34,13 @@ export function credentialRoutes(s: Services): RouteDef[] {
   const created = async (res: Response, view: Promise<unknown>) => { const v = await view; res.status(201); return v; };
   return [
     {
-      method: 'get', path: '/credentials', tag: 'Credentials', summary: 'Stored credentials without their secrets (administrators)',
+      method: 'get', path: '/credentials', tag: 'Credentials', summary: 'Stored credentials without their secrets (administrators), by id; limit and after page through them (Link)', query: IdPageQuery,
       auth: { scope: 'read', roles: ['administrator'], rolesDetail: 'Only an administrator lists stored credentials.' },
       responses: { 200: { description: 'Credentials, by id', schema: Type.Array(Credential) } },
-      handler: async () => s.credentialQueries.list(),
+      handler: async (req, res) => {
+        const page = idPageOf(req.query as Record<string, unknown>);
+        return answerPage(res, '/credentials', page, await s.credentialQueries.page(page.limit, page.after));
+      },
     },
     {
       method: 'get', path: '/credentials/{id}', tag: 'Credentials', summary: 'One stored credential without its secret (administrators)', params: Id,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
+import { answerPage, IdPageQuery, idPageOf } from '../id-paging';
 import { RouteDef, takeBody, VigilRequest } from '../route';
 import { RowId } from '../row-id';
 import { Services } from '../services';
@@ -27,8 +28,12 @@ export function importRoutes(s: Services): RouteDef[] {
       handler: async (req: VigilRequest, res: Response) => { res.status(201); return s.sources.declare(req.ctx!, req.body); },
     },
     {
-      method: 'get', path: '/sarif-sources', tag: 'Sources', summary: 'Declared sources with the state of their key (a revoked key shows as revoked)', auth: readers,
-      responses: { 200: { description: 'Sources' } }, handler: async () => s.sourceQueries.list(),
+      method: 'get', path: '/sarif-sources', tag: 'Sources', summary: 'Declared sources with the state of their key (a revoked key shows as revoked), by id; limit and after page through them (Link)', auth: readers, query: IdPageQuery,
+      responses: { 200: { description: 'Sources' } },
+      handler: async (req, res) => {
+        const page = idPageOf(req.query as Record<string, unknown>);
+        return answerPage(res, '/sarif-sources', page, await s.sourceQueries.page(page.limit, page.after));
+      },
     },
     {
       method: 'post', path: '/sarif-sources/{slug}/disable', tag: 'Sources', summary: 'Disable a source: its imports stop', auth: governor, params: Slug,

@@ -1,6 +1,7 @@
 import { TSchema, Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { TargetKind } from '../../../domain/shared/target-kind';
+import { answerPage, IdPageQuery, idPageOf } from '../id-paging';
 import { RouteDef, VigilRequest } from '../route';
 import { MAX_ROW_ID, RowId } from '../row-id';
 import { Services } from '../services';
@@ -95,8 +96,12 @@ export function targetRoutes(s: Services): RouteDef[] {
       Type.Object({ image: Type.Optional(Image), name: Type.Optional(Nullable(Name)), projectId: Type.Optional(Nullable(RowId())), ...ScheduleFields, ...PlacementFields }, { additionalProperties: false }),
       'Container image'),
     {
-      method: 'get', path: '/solutions', tag: 'Portfolio', summary: 'Solutions, each project with detectedLanguages and languagesUnknownFor', auth: { scope: 'read' },
-      responses: { 200: { description: 'Solutions' } }, handler: async (req) => s.portfolioQueries.listSolutions(req.principal!),
+      method: 'get', path: '/solutions', tag: 'Portfolio', summary: 'Solutions, each project with detectedLanguages and languagesUnknownFor, by id; limit and after page through them (Link)', auth: { scope: 'read' }, query: IdPageQuery,
+      responses: { 200: { description: 'Solutions' } },
+      handler: async (req, res) => {
+        const page = idPageOf(req.query as Record<string, unknown>);
+        return answerPage(res, '/solutions', page, await s.portfolioQueries.pageSolutions(req.principal!, page.limit, page.after));
+      },
     },
     {
       method: 'post', path: '/solutions', tag: 'Portfolio', summary: 'Create a solution (administrator, CISO)', auth: { sessionOnly: true, roles: ['administrator', 'ciso'] },
@@ -105,8 +110,12 @@ export function targetRoutes(s: Services): RouteDef[] {
       handler: async (req, res) => { res.status(201); return s.targets.createSolution(req.ctx!, req.body.name); },
     },
     {
-      method: 'get', path: '/projects', tag: 'Portfolio', summary: 'Projects you see', auth: { scope: 'read' },
-      responses: { 200: { description: 'Projects' } }, handler: async (req) => s.portfolioQueries.listProjects(req.principal!),
+      method: 'get', path: '/projects', tag: 'Portfolio', summary: 'Projects you see, by id; limit and after page through them (Link)', auth: { scope: 'read' }, query: IdPageQuery,
+      responses: { 200: { description: 'Projects' } },
+      handler: async (req, res) => {
+        const page = idPageOf(req.query as Record<string, unknown>);
+        return answerPage(res, '/projects', page, await s.portfolioQueries.pageProjects(req.principal!, page.limit, page.after));
+      },
     },
     {
       method: 'post', path: '/projects', tag: 'Portfolio', summary: 'Create a project (administrator, CISO)', auth: { sessionOnly: true, roles: ['administrator', 'ciso'] },

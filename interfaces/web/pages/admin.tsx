@@ -10,14 +10,14 @@ import { ActionForm, Field, Loading, Page, Pager, ProblemNote, Table, text, useG
 const ROLES = ['administrator', 'ciso', 'security_lead', 'platform_governor', 'auditor', 'writer', 'reader'];
 const SCOPES = ['read', 'scan', 'sarif_import', 'report_import', 'agent'];
 
-/** `after`: the page of a paged list (accounts, teams, keys) the address names. */
+/** `after`: the page of a paged list (accounts, teams, keys, sources, credentials) the address names. */
 interface Section { key: string; label: string; shown: (me: Me) => boolean; render: (me: Me, after?: string) => preact.ComponentChildren }
 const SECTIONS: Section[] = [
   { key: 'accounts', label: 'Accounts', shown: may.administer, render: (_me, after) => <Accounts after={after} /> },
   { key: 'teams', label: 'Teams and grants', shown: may.administer, render: (_me, after) => <Teams after={after} /> },
   { key: 'keys', label: 'API keys', shown: () => true, render: (me, after) => <Keys me={me} after={after} /> },
-  { key: 'sources', label: 'Sources', shown: may.listSources, render: (me) => <Sources me={me} /> },
-  { key: 'credentials', label: 'Credentials', shown: may.administer, render: () => <Credentials /> },
+  { key: 'sources', label: 'Sources', shown: may.listSources, render: (me, after) => <Sources me={me} after={after} /> },
+  { key: 'credentials', label: 'Credentials', shown: may.administer, render: (_me, after) => <Credentials after={after} /> },
   { key: 'settings', label: 'Settings', shown: () => true, render: (me) => <Settings me={me} /> },
   { key: 'feeds', label: 'Feeds', shown: may.administer, render: () => <Feeds /> },
   { key: 'agents', label: 'Agents', shown: may.administer, render: () => <Agents /> },
@@ -102,7 +102,7 @@ function Teams({ after }: { after?: string }) {
   const teams = useGet<{ id: number; name: string; members: number[]; grants: { kind: string; id: number }[] }[]>('/teams', { limit: PAGE, after });
   // Every account (up to the API's largest page) to name members and offer them.
   const accounts = useGet<any[]>('/accounts', { limit: 1000 });
-  const projects = useGet<any[]>('/projects');
+  const projects = useGet<any[]>('/projects', { limit: 1000 });
   const repos = useGet<any[]>('/repositories', { limit: 500 });
   const containers = useGet<any[]>('/containers', { limit: 500 });
   const nameOf = (id: number) => accounts.data?.find((a) => a.id === id)?.username ?? `account ${id}`;
@@ -188,8 +188,8 @@ export function Keys({ me, after }: { me: Me; after?: string }) {
   );
 }
 
-function Sources({ me }: { me: Me }) {
-  const sources = useGet<any[]>('/sarif-sources');
+function Sources({ me, after }: { me: Me; after?: string }) {
+  const sources = useGet<any[]>('/sarif-sources', { limit: PAGE, after });
   const keys = useGet<any[]>(may.declareSources(me) ? '/api-keys' : null, { limit: 1000 });
   const repos = useGet<any[]>(may.declareSources(me) ? '/repositories' : null, { limit: 500 });
   const [error, setError] = useState<any>(null);
@@ -213,6 +213,7 @@ function Sources({ me }: { me: Me }) {
           </>
         ) }] : []),
       ]} />
+      <Pager path="/admin/sources" query={{ after }} next={sources.answer?.next ?? null} />
       {may.declareSources(me) && (
         <>
           <h2>Declare a source</h2>
@@ -236,8 +237,8 @@ function Sources({ me }: { me: Me }) {
   );
 }
 
-function Credentials() {
-  const list = useGet<any[]>('/credentials');
+function Credentials({ after }: { after?: string }) {
+  const list = useGet<any[]>('/credentials', { limit: PAGE, after });
   const [error, setError] = useState<any>(null);
   return (
     <>
@@ -251,6 +252,7 @@ function Credentials() {
         { label: 'Username', cell: (c) => c.username ?? '—' },
         { label: 'Remove', cell: (c) => <button type="button" class="danger" aria-label={`Remove credential ${c.name}`} onClick={async () => { setError(null); try { await call('DELETE', `/credentials/${c.id}`); list.reload(); } catch (e) { setError(e); } }}>Remove</button> },
       ]} />
+      <Pager path="/admin/credentials" query={{ after }} next={list.answer?.next ?? null} />
       <div class="filters">
         <fieldset><legend>Store an SSH key</legend>
           <ActionForm label="Store SSH key" onSubmit={async (f) => { await call('POST', '/credentials/ssh-keys', { body: { name: text(f, 'name'), privateKey: String(f.get('privateKey')), knownHosts: String(f.get('knownHosts')) } }); list.reload(); }}>

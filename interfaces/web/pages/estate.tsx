@@ -2,7 +2,7 @@ import type { PageProps } from '.';
 import { may } from '../roles';
 import { href } from '../router';
 import { call } from '../api';
-import { ActionForm, Field, Grade, Loading, Page, Table, targetHref, text, useGet } from '../ui';
+import { ActionForm, Field, Grade, Loading, Page, Pager, Table, targetHref, text, useGet } from '../ui';
 import { TrendChart } from './trend-chart';
 import { Exports, PORTFOLIO_FORMATS } from './exports';
 import { useState } from 'preact/hooks';
@@ -14,7 +14,7 @@ interface Global {
 export interface Ranked { rank: number; kind: string; id: number; name: string; score: number | null; grade: string; riskPoints: number | null; openCriticalCount: number; openHighCount: number; openKevCount: number }
 
 /** The estate: GET /scorecards/global, /dashboard/trends, /dashboard/posture-analytics, /projects and /solutions with their compliance. */
-export function Estate({ me }: PageProps) {
+export function Estate({ me, query }: PageProps) {
   const global = useGet<Global>('/scorecards/global');
   const trends = useGet<{ points: TrendPoint[]; score_formula_changed_on: string | null }>('/dashboard/trends', { days: 30 });
   const board = useGet<{ targetScoreboard: Ranked[] }>('/dashboard/posture-analytics');
@@ -56,7 +56,7 @@ export function Estate({ me }: PageProps) {
         { label: 'High', class: 'num', cell: (r) => r.openHighCount },
         { label: 'KEV', class: 'num', cell: (r) => r.openKevCount },
       ]} />
-      <Portfolio canCreate={may.createProjects(me)} />
+      <Portfolio canCreate={may.createProjects(me)} query={query} />
     </Page>
   );
 }
@@ -90,11 +90,22 @@ function PortfolioExports({ solutions, projects }: { solutions: Solution[]; proj
   );
 }
 
-/** Solutions and projects with their compliance (GET /solutions/{id}/compliance, /projects/{id}/compliance). */
-function Portfolio({ canCreate }: { canCreate: boolean }) {
-  const solutions = useGet<Solution[]>('/solutions');
-  const projects = useGet<Project[]>('/projects');
-  const solutionName = (id: number | null) => solutions.data?.find((s) => s.id === id)?.name ?? '—';
+/** Rows per page of the solutions and projects (the API pages them by id, Link rel="next"). */
+const PAGE = 50;
+
+/**
+ * Solutions and projects with their compliance (GET /solutions/{id}/compliance, /projects/{id}/compliance),
+ * each list 50 at a time, its cursor in the address (solutions_after, projects_after); the selects
+ * offer every one (the API's largest page).
+ */
+function Portfolio({ canCreate, query }: { canCreate: boolean; query: URLSearchParams }) {
+  const cursors = { solutions_after: query.get('solutions_after') ?? undefined, projects_after: query.get('projects_after') ?? undefined };
+  const solutions = useGet<Solution[]>('/solutions', { limit: PAGE, after: cursors.solutions_after });
+  const projects = useGet<Project[]>('/projects', { limit: PAGE, after: cursors.projects_after });
+  const allSolutions = useGet<Solution[]>('/solutions', { limit: 1000 });
+  const allProjects = useGet<Project[]>('/projects', { limit: 1000 });
+  const solutionName = (id: number | null) => allSolutions.data?.find((s) => s.id === id)?.name ?? '—';
+  const reload = () => { solutions.reload(); projects.reload(); allSolutions.reload(); allProjects.reload(); };
   return (
     <>
       <h2 id="portfolio">Solutions and projects</h2>
@@ -104,16 +115,19 @@ function Portfolio({ canCreate }: { canCreate: boolean }) {
         { label: 'Projects', cell: (s) => s.projects.map((p) => p.name).join(', ') || '—' },
         { label: 'Compliance', cell: (s) => <Compliance kind="solutions" id={s.id} /> },
       ]} />
+      <Pager path="/" query={cursors} next={solutions.answer?.next ?? null} prefix="solutions_" of="solutions" />
+      <Loading loaded={projects} />
       <Table caption="Projects" rowKey={(p) => p.id} rows={projects.data} empty="No project yet." columns={[
         { label: 'Project', cell: (p) => <a href={href('/targets', { project: p.id })}>{p.name}</a> },
         { label: 'Solution', cell: (p) => solutionName(p.solutionId) },
         { label: 'Compliance', cell: (p) => <Compliance kind="projects" id={p.id} /> },
       ]} />
-      {(projects.data?.length ?? 0) + (solutions.data?.length ?? 0) > 0 && <PortfolioExports solutions={solutions.data ?? []} projects={projects.data ?? []} />}
+      <Pager path="/" query={cursors} next={projects.answer?.next ?? null} prefix="projects_" of="projects" />
+      {(allProjects.data?.length ?? 0) + (allSolutions.data?.length ?? 0) > 0 && <PortfolioExports solutions={allSolutions.data ?? []} projects={allProjects.data ?? []} />}
       {canCreate && (
         <div class="filters">
           <fieldset><legend>New solution</legend>
-            <ActionForm label="Create solution" class="inline" onSubmit={async (f) => { await call('POST', '/solutions', { body: { name: text(f, 'name') } }); solutions.reload(); }}>
+            <ActionForm label="Create solution" class="inline" onSubmit={async (f) => { await call('POST', '/solutions', { body: { name: text(f, 'name') } }); reload(); }}>
               <Field label="Solution name">{(id) => <input id={id} name="name" required maxLength={200} />}</Field>
             </ActionForm>
           </fieldset>
@@ -121,10 +135,10 @@ function Portfolio({ canCreate }: { canCreate: boolean }) {
             <ActionForm label="Create project" class="inline" onSubmit={async (f) => {
               const solution = text(f, 'solution');
               await call('POST', '/projects', { body: { name: text(f, 'name'), solutionId: solution ? Number(solution) : null } });
-              projects.reload(); solutions.reload();
+              reload();
             }}>
               <Field label="Project name">{(id) => <input id={id} name="name" required maxLength={200} />}</Field>
-              <Field label="In solution">{(id) => <select id={id} name="solution"><option value="">none</option>{solutions.data?.map((s) => <option value={s.id}>{s.name}</option>)}</select>}</Field>
+              <Field label="In solution">{(id) => <select id={id} name="solution"><option value="">none</option>{allSolutions.data?.map((s) => <option value={s.id}>{s.name}</option>)}</select>}</Field>
             </ActionForm>
           </fieldset>
         </div>

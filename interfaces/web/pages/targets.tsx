@@ -7,6 +7,7 @@ import type { Me } from '../session';
 import { ActionForm, Field, Grade, int, Loading, Page, Pager, ProblemNote, Table, text, useGet, When, Select } from '../ui';
 import type { Ranked } from './estate';
 import { Exports, TARGET_FORMATS } from './exports';
+import { ImportUpload } from './import-upload';
 
 export interface Target {
   id: number; name: string; projectId: number | null; scanManualOnly: boolean; scanIntervalMinutes: number | null; scanCron: string | null;
@@ -35,7 +36,7 @@ export function Targets({ query, me }: PageProps) {
   const list = useGet<Target[]>(`/${kind}`, { limit: 50, after });
   const board = useGet<{ targetScoreboard: Ranked[] }>('/dashboard/posture-analytics');
   const scans = useGet<Scan[]>('/scans', { limit: 500 });
-  const projects = useGet<{ id: number; name: string }[]>('/projects');
+  const projects = useGet<{ id: number; name: string }[]>('/projects', { limit: 1000 });
   const grade = (t: Target) => board.data?.targetScoreboard.find((r) => r.kind === singular(kind) && r.id === t.id)?.grade;
   const lastScan = (t: Target) => scans.data?.find((s) => s.targetKind === singular(kind) && s.targetId === t.id);
   const rows = list.data?.filter((t) => !project || String(t.projectId) === project) ?? null;
@@ -110,7 +111,7 @@ export function TargetPage({ params, query, me }: PageProps & { kind: Kind }) {
   const id = Number(params.id);
   const t = useGet<Target>(`/${kind}/${id}`);
   const card = useGet<Record<string, any>>(`/scorecards/${kind}/${id}`);
-  const projects = useGet<{ id: number; name: string }[]>('/projects');
+  const projects = useGet<{ id: number; name: string }[]>('/projects', { limit: 1000 });
   const tab = query.get('tab') ?? 'overview';
   const base = `/${kind}/${id}`;
   const target = t.data;
@@ -139,7 +140,7 @@ export function TargetPage({ params, query, me }: PageProps & { kind: Kind }) {
 function Overview({ kind, target, card, projects, me, onChange }: { kind: Kind; target: Target; card: Record<string, any> | null; projects: { id: number; name: string }[]; me: Me; onChange: () => void }) {
   const [scanned, setScanned] = useState<Scan | null>(null);
   const [scanError, setScanError] = useState<any>(null);
-  const credentials = useGet<{ id: number; name: string; kind: string }[]>(may.administer(me) && kind === 'repositories' ? '/credentials' : null);
+  const credentials = useGet<{ id: number; name: string; kind: string }[]>(may.administer(me) && kind === 'repositories' ? '/credentials' : null, { limit: 1000 });
   return (
     <>
       <dl class="facts">
@@ -218,12 +219,16 @@ function Overview({ kind, target, card, projects, me, onChange }: { kind: Kind; 
   );
 }
 
-/** GET /repositories/{id}/sarif-imports and the report imports: the latest 50 of each, newest first. */
+/**
+ * GET /repositories/{id}/sarif-imports and the report imports: the latest 50 of each, newest first,
+ * read again after an upload from the form above them.
+ */
 function ImportsOf({ id }: { id: number }) {
   const sarif = useGet<any[]>(`/repositories/${id}/sarif-imports`);
   const coverage = useGet<any[]>(`/repositories/${id}/coverage-imports`);
   const tests = useGet<any[]>(`/repositories/${id}/test-report-imports`);
   const sboms = useGet<any[]>(`/repositories/${id}/build-sbom-imports`);
+  const reload = () => { sarif.reload(); coverage.reload(); tests.reload(); sboms.reload(); };
   const generic = (caption: string, l: typeof coverage) => (
     <>
       <Loading loaded={l} />
@@ -238,6 +243,8 @@ function ImportsOf({ id }: { id: number }) {
   );
   return (
     <>
+      <ImportUpload repositoryId={id} onImported={reload} />
+      <h2>Imports, newest first</h2>
       <Loading loaded={sarif} />
       <Table caption="SARIF imports" rowKey={(r) => r.id} rows={sarif.data} empty="No SARIF import yet." columns={[
         { label: 'Import', class: 'num', cell: (r) => r.id },

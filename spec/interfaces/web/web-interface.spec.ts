@@ -301,6 +301,98 @@ describe('web interface (Chromium against a real Vigil)', function () {
       await shoot(p, 'export');
     });
 
+    it('[S1.4.3-01] uploads a SARIF log from the imports page with an integration key (X-API-Key, no session), showing its progress to the end, then its issues; a wrong key or scope is refused with the problem\'s detail', async () => {
+      const token = await v.signIn();
+      const repo = await v.request('POST', '/repositories', { token, body: { url: 'https://git.example/shop/upload-app', scanManualOnly: true } });
+      expect(repo.status, repo.text).to.equal(201);
+      const key = await v.key(token, { name: 'upload', scopes: ['sarif_import'] });
+      const readOnly = await v.key(token, { name: 'upload-read', scopes: ['read'] });
+      const governor = await v.account(['platform_governor']);
+      const source = await v.request('POST', '/sarif-sources', { token: governor.token, body: { slug: 'upload', name: 'Upload', api_key_id: key.id, repository_id: repo.body.id, kinds: ['sarif'], tools: ['Semgrep OSS'] } });
+      expect(source.status, source.text).to.equal(201);
+      const file = corpusPath('sarif', 'semgrep', 'semgrep-1.69.0.sarif');
+      const p = admin.page;
+      await open(admin, `/repositories/${repo.body.id}?tab=imports`, 'upload-app');
+      const keyInput = p.getByLabel('Integration key');
+      expect(await keyInput.getAttribute('type')).to.equal('password');
+      expect(await keyInput.getAttribute('autocomplete')).to.equal('off');
+      await p.getByLabel('Kind of report').selectOption('sarif');
+      await p.getByLabel('Report file').setInputFiles(file);
+      const refusal = async (secret: string, status: number, detail: RegExp) => {
+        await keyInput.fill(secret);
+        admin.expectErrors(new RegExp(String(status)));
+        await p.getByRole('button', { name: 'Upload' }).click();
+        const alert = p.getByRole('alert');
+        await alert.waitFor();
+        expect(await alert.textContent()).to.include(String(status)).and.match(detail);
+        expect(await p.getByRole('status').last().textContent()).to.equal('The upload was refused.');
+      };
+      await refusal('vk_this-is-not-a-key', 401, /A valid credential is required\./);
+      await refusal(readOnly.key, 403, /sarif_import/);
+      // The key's refusal is not the session's: the person is still signed in, on the same page.
+      await settled(admin, 'upload-app');
+      expect((await v.request('GET', `/repositories/${repo.body.id}/sarif-imports`, { token })).body).to.deep.equal([]);
+
+      await keyInput.fill(key.key);
+      const sent = p.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/repositories/${repo.body.id}/sarif-imports`));
+      await p.getByRole('button', { name: 'Upload' }).click();
+      const headers = (await sent).headers();
+      expect(headers['x-api-key']).to.equal(key.key);
+      expect(headers.authorization, 'no session token on an import').to.equal(undefined);
+      expect(headers['content-type']).to.equal('application/sarif+json');
+      const status = p.locator('.upload [role=status]');
+      await p.waitForFunction(() => /^Imported /.test(document.querySelector('.upload [role=status]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+      const bar = await p.locator('#upload-progress').evaluate((el: any) => ({ value: el.value, max: el.max }));
+      expect(bar.max).to.equal(fs.statSync(file).size);
+      expect(bar.value, 'progress reached the end').to.equal(bar.max);
+      expect(await p.getByText('Upload progress').count()).to.equal(1);
+      const imports = (await v.request('GET', `/repositories/${repo.body.id}/sarif-imports`, { token })).body;
+      expect(imports).to.have.length(1);
+      expect(await status.textContent()).to.include(`semgrep-1.69.0.sarif`).and.include(`${imports[0].createdCount} created`);
+      // The history below the form was read again: the import is there without a reload.
+      const row = p.getByRole('table', { name: 'SARIF imports' }).getByRole('row').nth(1);
+      await row.waitFor();
+      expect(await row.textContent()).to.include('Semgrep OSS 1.69.0').and.include(String(imports[0].createdCount));
+      // The key was held by the form alone: nothing of it in the page's storage.
+      expect(await p.evaluate(() => JSON.stringify({ ...(globalThis as any).sessionStorage, ...(globalThis as any).localStorage }))).to.not.include(key.key);
+      expect(await axe(p)).to.deep.equal([]);
+      await shoot(p, 'import-upload');
+      await open(admin, `/issues?repository_id=${repo.body.id}&status=open&limit=25`, `Backlog of repository ${repo.body.id}`);
+      expect(await p.getByRole('table', { name: 'Issues' }).locator('tbody tr').count()).to.equal(Math.min(25, imports[0].createdCount));
+      expect(imports[0].createdCount).to.be.greaterThan(0);
+    });
+
+    it('uploads a JUnit report, a Cobertura coverage report and a CycloneDX SBOM through the same form, each with its route and media type, and shows each in the history', async () => {
+      const token = await v.signIn();
+      const repo = (await v.request('GET', '/repositories?limit=500', { token })).body.find((r: { name: string }) => r.name === 'upload-app');
+      const key = await v.key(token, { name: 'upload-reports', scopes: ['report_import'] });
+      const governor = await v.account(['platform_governor']);
+      const source = await v.request('POST', '/sarif-sources', { token: governor.token, body: { slug: 'upload-reports', name: 'Reports', api_key_id: key.id, repository_id: repo.id, kinds: ['coverage', 'test_report', 'sbom'] } });
+      expect(source.status, source.text).to.equal(201);
+      const p = admin.page;
+      await open(admin, `/repositories/${repo.id}?tab=imports`, 'upload-app');
+      const cases: Array<{ kind: string; file: string[]; route: string; contentType: string; table: string; said: RegExp }> = [
+        { kind: 'junit', file: ['junit', 'ant-junit__single-suite.xml'], route: 'test-report-imports', contentType: 'application/xml', table: 'Test-report imports', said: /test-report import \d+: .*\d+ tests/ },
+        { kind: 'cobertura', file: ['coverage', 'cobertura', 'cobertura-action__istanbul.cobertura.xml'], route: 'coverage-imports?format=cobertura', contentType: 'application/xml', table: 'Coverage imports', said: /coverage import \d+: \d+ of \d+ lines covered/ },
+        { kind: 'cyclonedx', file: ['sbom', 'cyclonedx-1.5', 'cdxgen-9.10.2__java.json'], route: 'build-sbom-imports', contentType: 'application/vnd.cyclonedx+json', table: 'Build SBOM imports', said: /build SBOM import \d+: \d+ components \(CycloneDX 1\.5\)/ },
+      ];
+      for (const c of cases) {
+        await p.getByLabel('Kind of report').selectOption(c.kind);
+        await p.getByLabel('Report file').setInputFiles(corpusPath(...c.file));
+        await p.getByLabel('Integration key').fill(key.key);
+        const sent = p.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith(`/repositories/${repo.id}/${c.route}`));
+        await p.getByRole('button', { name: 'Upload' }).click();
+        const request = await sent;
+        expect(request.headers()['content-type'], c.kind).to.equal(c.contentType);
+        expect(request.headers()['x-api-key']).to.equal(key.key);
+        await p.waitForFunction(() => /^Imported /.test(document.querySelector('.upload [role=status]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+        expect(await p.locator('.upload [role=status]').textContent(), c.kind).to.match(c.said);
+        await p.getByRole('table', { name: c.table }).getByRole('row').nth(1).waitFor();
+      }
+      expect(await axe(p)).to.deep.equal([]);
+      await shoot(p, 'import-upload-reports');
+    });
+
   });
 
   describe('agents, the SIEM export and the SCIM token (administration)', () => {
@@ -382,17 +474,24 @@ describe('web interface (Chromium against a real Vigil)', function () {
     });
   });
 
+  /** The pages of the main navigation and of Administration a person is shown (read at a wide window, where the navigation shows), with the repository's tabs, an issue and the account. */
+  async function routesOf(d: Driven): Promise<Array<[string, string]>> {
+    const p = d.page;
+    const nav = await p.getByRole('navigation', { name: 'Main' }).getByRole('link').evaluateAll((links) => links.map((a) => [(a as any).textContent, (a as any).getAttribute('href')]));
+    const routes: Array<[string, string]> = [...nav.map(([label, h]) => [label, String(h).slice(1)] as [string, string]),
+      ['Repository', `/repositories/${repositoryId}`], ['Repository imports', `/repositories/${repositoryId}?tab=imports`], ['Repository scans', `/repositories/${repositoryId}?tab=scans`],
+      ['Repository verdicts', `/repositories/${repositoryId}?tab=verdicts`], ['Repository exports', `/repositories/${repositoryId}?tab=exports`], ['Issue', '/issues/1'], ['Account', '/account']];
+    await open(d, '/admin', /^Administration/);
+    const tabs = await p.locator('ul.tabs a').evaluateAll((links) => links.map((a) => [(a as any).textContent, (a as any).getAttribute('href')]));
+    routes.push(...tabs.map(([label, h]) => [`Administration ${label}`, String(h).slice(1)] as [string, string]));
+    return routes;
+  }
+
   describe('each role, every page', function () {
-    /** The pages of the main navigation and of Administration a role is shown, opened one by one. */
+    /** Every page a role is shown, opened one by one. */
     async function visitAll(d: Driven, role: string, check: { axe?: boolean; photograph?: boolean }): Promise<string[]> {
       const p = d.page;
-      const nav = await p.getByRole('navigation', { name: 'Main' }).getByRole('link').evaluateAll((links) => links.map((a) => [(a as any).textContent, (a as any).getAttribute('href')]));
-      const routes: Array<[string, string]> = [...nav.map(([label, h]) => [label, String(h).slice(1)] as [string, string]),
-        ['Repository', `/repositories/${repositoryId}`], ['Repository imports', `/repositories/${repositoryId}?tab=imports`], ['Repository scans', `/repositories/${repositoryId}?tab=scans`],
-        ['Repository verdicts', `/repositories/${repositoryId}?tab=verdicts`], ['Issue', '/issues/1'], ['Account', '/account']];
-      await open(d, '/admin', /^Administration/);
-      const tabs = await p.locator('ul.tabs a').evaluateAll((links) => links.map((a) => [(a as any).textContent, (a as any).getAttribute('href')]));
-      routes.push(...tabs.map(([label, h]) => [`Administration ${label}`, String(h).slice(1)] as [string, string]));
+      const routes = await routesOf(d);
       const violations: string[] = [];
       for (const [label, route] of routes) {
         await open(d, route, /./);
@@ -408,7 +507,8 @@ describe('web interface (Chromium against a real Vigil)', function () {
     });
 
     for (const role of ['ciso', 'security_lead', 'platform_governor', 'auditor', 'writer', 'reader']) {
-      it(`${role === 'auditor' ? 'an' : 'a'} ${role.replace('_', ' ')} opens every page shown to them without a console error, and is offered only what the role may do`, async () => {
+      it(`${role === 'auditor' ? 'an' : 'a'} ${role.replace('_', ' ')} opens every page shown to them without a console error nor a serious axe-core violation, and is offered only what the role may do`, async function () {
+        this.timeout(120_000);
         const adminToken = await v.signIn();
         const account = await v.account([role], `${role.replace('_', '-')}-1`);
         const teams = (await v.request('GET', '/teams', { token: adminToken })).body;
@@ -418,7 +518,7 @@ describe('web interface (Chromium against a real Vigil)', function () {
           await signIn(d, account.username, 'a-long-enough-password');
           const nav = await d.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
           expect(nav.includes('Audit log'), 'audit log offered').to.equal(['ciso', 'auditor'].includes(role));
-          expect(await visitAll(d, role, { axe: role === 'reader' })).to.deep.equal([]);
+          expect(await visitAll(d, role, { axe: true })).to.deep.equal([]);
           await open(d, '/targets', 'Targets');
           expect(await d.page.getByRole('button', { name: 'Register' }).count(), 'register offered').to.equal(['ciso', 'security_lead', 'writer'].includes(role) ? 1 : 0);
           await open(d, `/issues?repository_id=${repositoryId}`, `Backlog of repository ${repositoryId}`);
@@ -482,6 +582,39 @@ describe('web interface (Chromium against a real Vigil)', function () {
         await p.setViewportSize({ width: 1280, height: 800 });
       }
     });
+
+    it('every page stays readable in a narrow window (390 px): nothing wider than the window but a table in its own scrolling region, no serious axe-core violation; screenshots of each', async function () {
+      this.timeout(180_000);
+      const p = admin.page;
+      await open(admin, '/', 'Estate');
+      const routes = await routesOf(admin);
+      expect(routes.map(([label]) => label)).to.include.members(['Administration Agents', 'Administration SIEM', 'Administration SCIM token', 'Administration Sources', 'Administration Credentials', 'Repository imports']);
+      await p.setViewportSize({ width: 390, height: 800 });
+      const problems: string[] = [];
+      try {
+        for (const [label, route] of routes) {
+          await open(admin, route, /./);
+          // What sticks out of the window, other than what is inside a scrolling table region.
+          const wide = await p.evaluate(() => {
+            const width = (globalThis as any).innerWidth as number;
+            const out: string[] = [];
+            if (document.documentElement.scrollWidth > width) out.push(`the page is ${document.documentElement.scrollWidth} px wide`);
+            for (const el of document.querySelectorAll('main *')) {
+              if (el.closest('.table-wrap')) continue;
+              const r = el.getBoundingClientRect();
+              if (r.width > 0 && r.right > width + 1) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ')[0]}` : ''} ends at ${Math.round(r.right)} px`);
+            }
+            return out.slice(0, 5);
+          });
+          problems.push(...wide.map((w) => `${label}: ${w}`));
+          problems.push(...(await axe(p)).map((x) => `${label}: ${x}`));
+          await shoot(p, `narrow-${label.toLowerCase()}`);
+        }
+      } finally {
+        await p.setViewportSize({ width: 1280, height: 800 });
+      }
+      expect(problems).to.deep.equal([]);
+    });
   });
 
   describe('keys, passwords and time zones', () => {
@@ -523,6 +656,41 @@ describe('web interface (Chromium against a real Vigil)', function () {
       expect(await usernames()).to.deep.equal(first);
     });
 
+    it('pages the estate\'s projects 50 at a time through the API\'s Link, apart from the solutions (projects_after in the address; Back returns)', async function () {
+      this.timeout(120_000);
+      const token = await v.signIn();
+      let total = (await v.request('GET', '/projects?limit=1000', { token })).body.length;
+      for (let i = 0; total <= 55; i++, total++) {
+        expect((await v.request('POST', '/projects', { token, body: { name: `Paged project ${i}` } })).status).to.equal(201);
+      }
+      const p = admin.page;
+      const names = () => p.getByRole('table', { name: 'Projects' }).locator('tbody tr td:nth-child(1)').allTextContents();
+      await open(admin, '/', 'Estate');
+      const first = await names();
+      expect(first).to.have.length(50);
+      const solutionsBefore = await p.getByRole('table', { name: 'Solutions' }).locator('tbody tr').count();
+      await p.getByRole('navigation', { name: 'Pages of projects' }).getByRole('link', { name: 'Next page' }).click();
+      await p.waitForFunction(() => (document as any).body.dataset.route.includes('projects_after='));
+      await settled(admin, 'Estate');
+      await p.waitForFunction((n) => {
+        const t = [...(document as any).querySelectorAll('table')].find((x: any) => x.caption?.textContent === 'Projects');
+        return t && t.querySelectorAll('tbody tr').length === n;
+      }, total - 50);
+      const second = await names();
+      expect(second.filter((n) => first.includes(n))).to.deep.equal([]);
+      expect(await p.getByRole('table', { name: 'Solutions' }).locator('tbody tr').count(), 'the solutions stay on their page').to.equal(solutionsBefore);
+      expect(await axe(p)).to.deep.equal([]);
+      await shoot(p, 'estate-projects-page-2');
+      await p.getByRole('navigation', { name: 'Pages of projects' }).getByRole('link', { name: 'Previous page' }).click();
+      await p.waitForFunction(() => !(document as any).body.dataset.route.includes('projects_after='));
+      await settled(admin, 'Estate');
+      await p.waitForFunction((n) => {
+        const t = [...(document as any).querySelectorAll('table')].find((x: any) => x.caption?.textContent === 'Projects');
+        return t && t.querySelectorAll('tbody tr').length === n;
+      }, 50);
+      expect(await names()).to.deep.equal(first);
+    });
+
     it('an auditor reads the audit log filtered by type and verifies the chain', async () => {
       const account = await v.account(['auditor'], 'auditor-log');
       const d = await drive(browser, v.url);
@@ -532,7 +700,8 @@ describe('web interface (Chromium against a real Vigil)', function () {
         await d.page.getByLabel('Event type').fill('RepositoryRegistered');
         await d.page.getByRole('button', { name: 'Apply' }).click();
         await d.page.waitForFunction(() => [...document.querySelectorAll('table tbody tr td:nth-child(2)')].every((td: any) => td.textContent === 'RepositoryRegistered'));
-        expect(await d.page.getByRole('table', { name: 'Audit entries in chain order' }).locator('tbody tr').count()).to.equal(1);
+        const registered = (await v.request('GET', '/repositories?limit=500', { token: await v.signIn() })).body.length;
+        expect(await d.page.getByRole('table', { name: 'Audit entries in chain order' }).locator('tbody tr').count()).to.equal(registered);
         await d.page.getByRole('button', { name: 'Verify the chain' }).click();
         await d.page.getByText(/The chain holds: \d+ entries/).waitFor();
         await shoot(d.page, 'audit-verified');

@@ -53,6 +53,18 @@ describe('the OpenAPI document', function () {
     }
   });
 
+  it('[#16] every list paged by id declares limit (1 to 1000) and after, and a Link header on its 200', () => {
+    for (const p of ['/accounts', '/teams', '/api-keys', '/sarif-sources', '/credentials', '/projects', '/solutions']) {
+      const op = doc.paths[p].get;
+      const params = Object.fromEntries(op.parameters.filter((x: { in: string }) => x.in === 'query').map((x: { name: string; schema: unknown }) => [x.name, x.schema]));
+      expect(params.limit, p).to.deep.include({ type: 'integer', minimum: 1, maximum: 1000 });
+      expect(params.after, p).to.deep.include({ type: 'integer', minimum: 0 });
+      expect(op.responses[200].headers?.Link?.schema, p).to.deep.equal({ type: 'string' });
+    }
+    // The backlog pages with after too (and after_key): its Link is documented the same way.
+    expect(doc.paths['/issues'].get.responses[200].headers?.Link).to.not.equal(undefined);
+  });
+
   it('[#15] redocly lint (recommended rules, answers as errors; offline) finds no error and no warning', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'vigil-openapi-'));
     try {
