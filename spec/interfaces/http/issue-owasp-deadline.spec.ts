@@ -1,10 +1,13 @@
 import { expect } from 'chai';
 import * as fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import type { StepArtifact } from '../../../application/ports/scanning';
 import { ManualClock } from '../../../application/ports/clock';
 import { seedFindings } from '../../support/backlog';
 import { corpusAvailable, corpusDir, corpusPath } from '../../support/corpus';
 import { ENGINES, engineAvailable } from '../../support/databases';
 import { RunningVigil, startVigil } from '../../support/vigil';
+import { FakeExecutor, result, step } from '../../application/scans/fakes';
 
 type Json = Record<string, any>;
 interface Listed { id: number; ruleId: string; severity: string; remediationDeadline: string | null; owaspCategories: string[]; firstSeenAt: string }
@@ -170,5 +173,54 @@ for (const engine of ENGINES) describe(`GET /issues: owasp_category from real Se
     v.services.projections.start();
     expect(await rows()).to.deep.equal(before);
     expect((await list('owasp_category=A03:2021&sort=deadline&limit=1000')).items).to.deep.equal(answer);
+  });
+});
+
+/**
+ * The built-in scan path (the real normaliser; only Docker is stood in for at the scanning port): the
+ * SAST step's Semgrep JSON and a Semgrep SARIF give their issues the categories their rules name.
+ */
+describe('Built-in SAST scans record OWASP categories (Semgrep JSON and SARIF from the corpus)', function () {
+  this.timeout(120_000);
+  let v: RunningVigil;
+  let admin: string;
+  const executor = new FakeExecutor();
+
+  before(async function () {
+    needCorpus(this);
+    v = await startVigil({ env: { ENCRYPTION_KEY: randomBytes(32).toString('base64') }, overrides: { scanExecutor: executor } });
+    admin = await v.signIn();
+  });
+  after(async () => { await v?.stop(); });
+
+  const scanned = async (name: string, sast: StepArtifact) => {
+    const repo = (await v.request('POST', '/repositories', { token: admin, body: { url: `https://git.example/owasp-scan/${name}`, scanManualOnly: true } })).body.id;
+    expect((await v.request('POST', `/repositories/${repo}/scan`, { token: admin, body: {} })).status).to.equal(200);
+    executor.returns(result({ sbom: null, vulnerabilities: null, secrets: null, iac: null, sast }));
+    expect(await v.services.scanWorker.runOnce()).to.deep.equal(['completed']);
+    return repo;
+  };
+  const listed = async (repo: number, query = '') => (await v.request('GET', `/issues?repository_id=${repo}&limit=1000${query}`, { token: admin })).body as Listed[];
+
+  it('[S1.4.5-03] Semgrep JSON extra.metadata.owasp "A3: Sensitive Data Exposure" (no year) is A03:2017, and the filter finds those issues', async () => {
+    const output = JSON.parse(fs.readFileSync(corpusPath('scanners/semgrep/semgrep__json-owasp-benchmark.json'), 'utf8'));
+    const repo = await scanned('json', { tool: 'semgrep', toolVersion: '1.0', output });
+    const issues = await listed(repo);
+    expect(issues).to.have.length(output.results.length);
+    expect(issues.map((i) => i.owaspCategories)).to.deep.equal(issues.map(() => ['A03:2017']));
+    expect((await listed(repo, '&owasp_category=A3:2017')).map((i) => i.id)).to.deep.equal(issues.map((i) => i.id));
+    expect(await listed(repo, '&owasp_category=A03:2021')).to.deep.equal([]);
+  });
+
+  it('[S1.4.5-03] a Semgrep SARIF from the SAST step: each issue carries its rule\'s tags in normal form', async () => {
+    const body = fs.readFileSync(corpusPath(FIXTURE), 'utf8');
+    const byRule = categoriesByRule(JSON.parse(body));
+    const repo = await scanned('sarif', { tool: 'semgrep', toolVersion: '1.69.0', output: JSON.parse(body) });
+    const issues = await listed(repo);
+    expect(issues.length).to.be.greaterThan(10);
+    for (const i of issues) expect(i.owaspCategories, i.ruleId).to.deep.equal(byRule.get(i.ruleId) ?? []);
+    const injection = await listed(repo, '&owasp_category=a01:2017');
+    expect(injection.map((i) => i.id)).to.deep.equal(issues.filter((i) => (byRule.get(i.ruleId) ?? []).includes('A01:2017')).map((i) => i.id));
+    expect(injection.length).to.be.greaterThan(0);
   });
 });
