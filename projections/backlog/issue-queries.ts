@@ -49,6 +49,7 @@ export interface IssueFilter {
   triage_status?: string;
   repository_id?: number;
   container_id?: number;
+  /** An OWASP Top 10 category in normal form (A03:2021): the route normalised it (parseOwaspCategory). */
   owasp_category?: string;
   unsettled?: boolean;
   status?: 'open' | 'resolved';

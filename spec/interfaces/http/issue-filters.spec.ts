@@ -103,7 +103,7 @@ describe('GET /issues: kev, epss_min, type and a sort that holds across pages', 
     ['severity', (a: Listed, b: Listed) => RANK[b.severity] - RANK[a.severity] || a.id - b.id],
     ['epss', (a: Listed, b: Listed) => (b.epss ?? -1) - (a.epss ?? -1) || a.id - b.id],
     ['first_seen', (a: Listed, b: Listed) => a.firstSeenAt.localeCompare(b.firstSeenAt) || a.id - b.id],
-    ['deadline', (a: Listed, b: Listed) => (a.remediationDeadline ?? '~').localeCompare(b.remediationDeadline ?? '~') || a.id - b.id],
+    ['deadline', (a: Listed, b: Listed) => ((x, y) => (x < y ? -1 : x > y ? 1 : a.id - b.id))(a.remediationDeadline ?? '\uffff', b.remediationDeadline ?? '\uffff')],
     ['id', (a: Listed, b: Listed) => a.id - b.id],
   ] as const) {
     it(`sort=${sort} holds across pages of 3 followed through Link (after and after_key), each issue once`, async () => {

@@ -68,7 +68,11 @@ for (const engine of ENGINES) describe(`GET /issues: owasp_category from real Se
     }
     return { seen, pages };
   };
-  const byDeadline = (a: Listed, b: Listed) => (a.remediationDeadline ?? '~').localeCompare(b.remediationDeadline ?? '~') || a.id - b.id;
+  /** Earliest deadline first (ISO instants of one width: code-unit order is time order), none last, then id. */
+  const byDeadline = (a: Listed, b: Listed) => {
+    const [x, y] = [a.remediationDeadline ?? '\uffff', b.remediationDeadline ?? '\uffff'];
+    return x < y ? -1 : x > y ? 1 : a.id - b.id;
+  };
 
   before(async function () {
     needCorpus(this);
@@ -160,6 +164,17 @@ for (const engine of ENGINES) describe(`GET /issues: owasp_category from real Se
     } finally {
       await v.request('PATCH', '/settings', { token: admin, body: { remediation_days_low: 180, remediation_days_critical: 7 } });
     }
+  });
+
+  it('sort=deadline puts an issue without a deadline (a severity outside the four, as an older event may hold) last, and pages past it', async () => {
+    await seedFindings(v, { kind: 'repository', id: repo }, [{ ruleId: 'NO-DEADLINE-1', severity: 'unknown' as never }, { ruleId: 'NO-DEADLINE-2', severity: 'unknown' as never }], { toolKey: 'scanner:odd' });
+    const whole = (await list('sort=deadline&limit=1000')).items;
+    expect(whole.slice(-2).map((i) => [i.ruleId, i.remediationDeadline])).to.deep.equal([['NO-DEADLINE-1', null], ['NO-DEADLINE-2', null]]);
+    expect(whole.map((i) => i.id)).to.deep.equal([...whole].sort(byDeadline).map((i) => i.id));
+    const { seen } = await allPages(`sort=deadline&limit=${whole.length - 1}`);
+    expect(seen.map((i) => i.id)).to.deep.equal(whole.map((i) => i.id));
+    const last = await list(`sort=deadline&limit=1&after=${whole[whole.length - 2].id}&after_key=9999-12-31T23:59:59.999Z`);
+    expect(last.items.map((i) => i.ruleId)).to.deep.equal(['NO-DEADLINE-2']);
   });
 
   it('a projection rebuild writes the same categories from the log', async () => {
