@@ -89,6 +89,8 @@ function findingsOf(runs: readonly SarifRun[], slug: string, repositoryId: numbe
         targetKind: 'repository', targetId: repositoryId, toolKey, ruleId: f.ruleId, path: f.path, type: 'imported', severity: f.severity,
         line: f.line, title: f.message || f.ruleId, identifier: identifierOf(f.ruleId), packageName: null, packageVersion: null, fixable: null,
         toolName: run.toolName, toolVersion: run.toolVersion,
+        // Only when the rule names some: an event of a finding without any stays as it was.
+        ...(f.owaspCategories ? { owaspCategories: f.owaspCategories } : {}),
       });
     }
   }

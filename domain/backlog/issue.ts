@@ -57,6 +57,11 @@ export interface Finding extends IssueIdentity {
   /** The tool that reported it, when one report carries several tools (SARIF runs). */
   toolName?: string;
   toolVersion?: string | null;
+  /**
+   * OWASP Top 10 categories the rule names, in normal form (`A03:2021`, domain/backlog/owasp.ts),
+   * sorted; absent when it names none (and on issues detected before issue #16).
+   */
+  owaspCategories?: string[];
 }
 
 export type IssueDetected = DomainEvent<'IssueDetected', Finding & { id: number; key: string; provenance: Provenance; at: string }>;

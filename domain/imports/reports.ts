@@ -15,6 +15,8 @@ export interface SarifFinding {
   severity: Severity;
   message: string;
   fingerprint?: string;
+  /** OWASP Top 10 categories the rule's or the result's tags name (domain/backlog/owasp.ts); absent when none. */
+  owaspCategories?: string[];
 }
 
 export interface SarifRun {

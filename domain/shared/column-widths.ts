@@ -41,6 +41,7 @@ export const COLUMN_WIDTHS = {
   'issues.identifier': 255,
   'issues.package_name': 512,
   'issues.package_version': 255,
+  'issue_owasp_categories.category': 8, // the normal form A10:2021 (domain/backlog/owasp.ts)
   'coverage_imports.tool_version': 255,
   'coverage_imports.commit': 64,
   'coverage_imports.branch': 255,

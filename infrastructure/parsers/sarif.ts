@@ -4,6 +4,7 @@ import type { SarifFinding, SarifParseResult, SarifRun } from '../../domain/impo
 import { bounded as boundedText, refuse } from './import-refusal';
 import { width } from '../../domain/shared/column-widths';
 import { characters, grouped, type TextKind } from '../../domain/shared/text';
+import { OWASP_CATEGORIES_PER_ISSUE, owaspCategoriesOfTags } from '../../domain/backlog/owasp';
 import { RunLocations } from './sarif-locations';
 import { decodeUnicodeText } from './text';
 
@@ -181,7 +182,25 @@ function parseResult(result: unknown, index: number, ctx: RunContext): SarifFind
   const finding: SarifFinding = { ruleId, path, line, severity: severityOf(result, rule), message: message.text };
   const fingerprint = firstString(result.fingerprints) ?? firstString(result.partialFingerprints);
   if (fingerprint !== undefined) finding.fingerprint = fingerprint;
+  const owasp = owaspCategoriesOf(result, rule);
+  if (owasp.length) finding.owaspCategories = owasp;
   return finding;
+}
+
+/** A rule's OWASP categories, read once per rule: a report of 50,000 results names a few dozen rules. */
+const ruleCategories = new WeakMap<Json, string[]>();
+
+/** The OWASP Top 10 categories the rule's tags and the result's own tags name (Semgrep: `OWASP-A03:2021-Injection`). */
+function owaspCategoriesOf(result: Json, rule: Json | undefined): string[] {
+  let ofRule = rule ? ruleCategories.get(rule) : [];
+  if (ofRule === undefined) {
+    ofRule = owaspCategoriesOfTags(isObject(rule!.properties) ? rule!.properties.tags : undefined);
+    ruleCategories.set(rule!, ofRule);
+  }
+  const own = isObject(result.properties) ? result.properties.tags : undefined;
+  if (own === undefined) return ofRule;
+  const ofResult = owaspCategoriesOfTags(own);
+  return ofResult.length === 0 ? ofRule : [...new Set([...ofRule, ...ofResult])].sort().slice(0, OWASP_CATEGORIES_PER_ISSUE);
 }
 
 /**

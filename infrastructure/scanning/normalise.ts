@@ -4,6 +4,7 @@ import {
 import type { IssueType } from '../../domain/backlog/issue';
 import type { Severity } from '../../domain/gate/severity';
 import { ImportRefusal } from '../../domain/imports/import-refusal';
+import { OWASP_CATEGORIES_PER_ISSUE, owaspCategoriesOfSemgrep } from '../../domain/backlog/owasp';
 import { scanFailure } from './failures';
 import { parseSarif } from '../parsers/sarif';
 import { LicencePolicy } from './licences';
@@ -38,6 +39,10 @@ import { scannerPath, SOURCE_MOUNT } from './scanner-paths';
  * - Semgrep: CRITICAL → critical; ERROR or HIGH → high; WARNING or MEDIUM → medium; INFO, LOW,
  *   INVENTORY, EXPERIMENT → low; anything else → medium.
  * - SARIF: the import rules (security-severity score, else level).
+ *
+ * OWASP Top 10 categories (SAST): Semgrep JSON `extra.metadata.owasp`, SARIF rule and result tags
+ * `OWASP-A03:2021-...`, in normal form `A03:2021` (domain/backlog/owasp.ts); one identity reported
+ * several times keeps every category named.
  *
  * Secrets never leave the scanner output: Gitleaks `Secret`/`Match`, Trivy `Match`/`Code`, KICS
  * values and Semgrep `lines` are not read; a secret finding's title is the rule's description.
@@ -182,6 +187,7 @@ class Collector {
     if (Collector.RANK[finding.severity] > Collector.RANK[seen.severity]) seen.severity = finding.severity;
     if (seen.line === null) seen.line = finding.line;
     if (finding.fixable === true || (seen.fixable === null && finding.fixable === false)) seen.fixable = finding.fixable;
+    if (finding.owaspCategories) seen.owaspCategories = [...new Set([...(seen.owaspCategories ?? []), ...finding.owaspCategories])].sort().slice(0, OWASP_CATEGORIES_PER_ISSUE);
   }
 
   list(): StepFinding[] {
@@ -356,6 +362,9 @@ function readTrivyMisconfigurations(ctx: Context, output: Json): void {
 
 // ---- static analysis -------------------------------------------------------------------------
 
+/** A finding's OWASP categories (domain/backlog/owasp.ts), only when it has some. */
+const owasp = (categories: string[]) => (categories.length ? { owaspCategories: categories } : {});
+
 function readSemgrep(ctx: Context, output: Json): void {
   entries(ctx, output.results, 'results').forEach((result, i) => {
     const ruleId = required(ctx, result.check_id, `results[${i}].check_id`);
@@ -366,6 +375,7 @@ function readSemgrep(ctx: Context, output: Json): void {
     finding(ctx, {
       ruleId, path: scannerPath(file, ctx.subPath), severity: severityWord(extra.severity) ?? 'medium', line: lineOf(start.line),
       title: text(extra.message) ?? ruleId, packageName: null, packageVersion: null, fixable: null,
+      ...owasp(owaspCategoriesOfSemgrep(isObject(extra.metadata) ? extra.metadata.owasp : undefined)),
     });
   });
 }
@@ -411,7 +421,7 @@ function readSarif(ctx: Context, output: Json): void {
     for (const f of run.findings) {
       finding(ctx, {
         ruleId: f.ruleId, path: scannerPath(f.path, ctx.subPath), severity: f.severity, line: f.line, title: f.message || f.ruleId,
-        packageName: null, packageVersion: null, fixable: null, toolName: run.toolName, toolVersion: run.toolVersion,
+        packageName: null, packageVersion: null, fixable: null, toolName: run.toolName, toolVersion: run.toolVersion, ...owasp(f.owaspCategories ?? []),
       });
     }
   }

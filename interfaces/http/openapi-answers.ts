@@ -37,8 +37,10 @@ const project = obj({ id: int, name: str, solutionId: nullable(int), createdAt: 
 const issue = obj({
   id: int, targetKind: { type: 'string', enum: ['repository', 'container'] }, targetId: int, repositoryId: nullable(int), containerId: nullable(int),
   type: str, status: str, ruleId: nullable(str), path: nullable(str), line: nullable(int), severity: str, title: nullable(str), identifier: nullable(str),
-  triageStatus: str, triageRequestedStatus: nullable(str), firstSeenAt: time, lastSeenAt: time, resolvedAt: nullable(time), revision: int,
-}, ['id', 'targetKind', 'targetId', 'type', 'status', 'severity', 'triageStatus', 'revision']);
+  triageStatus: str, triageRequestedStatus: nullable(str), firstSeenAt: time, lastSeenAt: time, resolvedAt: nullable(time), remediationDeadline: nullable(time),
+  owaspCategories: { type: 'array', description: 'OWASP Top 10 categories the rule names, normal form A03:2021, sorted; empty for none', items: { type: 'string', pattern: '^A(0[1-9]|10):20[0-9]{2}$' } },
+  revision: int,
+}, ['id', 'targetKind', 'targetId', 'type', 'status', 'severity', 'triageStatus', 'owaspCategories', 'revision']);
 const issueWithHistory = { ...issue, properties: { ...(issue.properties as object), history: list(obj({ revision: int, type: str, at: time, actor: nullable(int) }, ['revision', 'type', 'at'])) } };
 const bulkTriage = obj({
   decided: int, refused: int,

@@ -3,10 +3,12 @@ import type { IssueDetected, IssueReopened, IssueResolved } from '../../domain/b
 import { initialState, TRIAGE_EVENT_TYPES, triageChange, type TriageChange, type TriageEvent } from '../../domain/triage';
 import { Projection } from '../engine/projection';
 import { RowWriter } from '../engine/row-writer';
+import { OWASP_CATEGORIES_PER_ISSUE, owaspCategory } from '../../domain/backlog/owasp';
 
 /**
  * `issues`: one row per issue with its lifecycle, triage status and the revision of its stream
- * (the ETag a conditional triage compares). Lifecycle events come from scans and imports, triage
+ * (the ETag a conditional triage compares); `issue_owasp_categories`: the OWASP Top 10 categories
+ * its detection named (issue #16). Lifecycle events come from scans and imports, triage
  * events from the triage context; both live on the issue's stream.
  */
 type Handler = (w: RowWriter, e: RecordedEvent<any>) => Promise<unknown> | void;
@@ -33,6 +35,12 @@ const triageChanged: Handler = (w, e: RecordedEvent<any>) =>
 /** A new issue's triage: the decider's initial state. */
 const NEW_ISSUE_TRIAGE = triageColumns(initialState());
 
+/** The OWASP categories an IssueDetected names, as stored: normal-form codes only, each once (never a reason to stop the projection). */
+function categoriesOf(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return [...new Set(value.filter((c): c is string => typeof c === 'string').map(owaspCategory).filter((c): c is string => c !== null))].slice(0, OWASP_CATEGORIES_PER_ISSUE);
+}
+
 const handlers: Record<string, Handler> = {
   IssueDetected: (w, e: RecordedEvent<IssueDetected['data']>) => {
     const d = e.data;
@@ -44,6 +52,8 @@ const handlers: Record<string, Handler> = {
       ...NEW_ISSUE_TRIAGE,
       first_seen_at: d.at, last_seen_at: d.at, resolved_at: null, revision: e.revision,
     });
+    // Events from before issue #16 carry no categories; anything but a list of codes in normal form is left out.
+    for (const category of categoriesOf(d.owaspCategories)) w.insert('issue_owasp_categories', { issue_id: d.id, category }, ['issue_id', 'category']);
   },
   IssueResolved: (w, e: RecordedEvent<IssueResolved['data']>) => w.update('issues', { id: e.data.id }, touch(e, { status: 'resolved', resolved_at: e.data.at })),
   IssueReopened: (w, e: RecordedEvent<IssueReopened['data']>) => w.update('issues', { id: e.data.id }, touch(e, {
@@ -55,7 +65,7 @@ const handlers: Record<string, Handler> = {
 export const backlogProjection: Projection = {
   name: 'backlog',
   handles: new Set(Object.keys(handlers)),
-  tables: ['issues'],
+  tables: ['issues', 'issue_owasp_categories'],
   async apply(w, events) {
     for (const e of events) await handlers[e.type](w, e);
   },

@@ -68,11 +68,31 @@ describe('Projections: the backlog read model (issues) and the triage decider', 
     for (const type of [...TRIAGE_EVENT_TYPES, 'IssueDetected', 'IssueResolved', 'IssueReopened']) expect(seen, type).to.include(type);
   });
 
+  it('IssueDetected events without owaspCategories (before issue #16) or with values that are no category code still project; codes are kept in normal form', async () => {
+    const admin = await v.signIn();
+    const repo = (await v.request('POST', '/repositories', { token: admin, body: { url: 'https://git.example/backlog/owasp' } })).body.id;
+    await seedFindings(v, { kind: 'repository', id: repo }, [
+      { ruleId: 'R-none' },
+      { ruleId: 'R-mixed', owaspCategories: ['A3:2017', 'bogus', 7, 'a03:2017', 'A10:2021'] as never },
+      { ruleId: 'R-not-a-list', owaspCategories: 'A03:2021' as never },
+    ], { toolKey: 'scanner:sast' });
+    const issues = await v.database.db.knex('issues').where({ target_id: repo }).orderBy('id').select('id', 'rule_id');
+    expect(issues.map((r) => r.rule_id)).to.deep.equal(['R-none', 'R-mixed', 'R-not-a-list']);
+    const categories = await v.database.db.knex('issue_owasp_categories').whereIn('issue_id', issues.map((r) => r.id)).orderBy(['issue_id', 'category']).select('issue_id', 'category');
+    expect(categories.map((r) => [Number(r.issue_id), r.category])).to.deep.equal([[Number(issues[1].id), 'A03:2017'], [Number(issues[1].id), 'A10:2021']]);
+    const page = await v.request('GET', `/issues?repository_id=${repo}`, { token: admin });
+    expect(page.body.map((i: { owaspCategories: string[] }) => i.owaspCategories)).to.deep.equal([[], ['A03:2017', 'A10:2021'], []]);
+  });
+
   it('rebuilds the same issues rows from the log (trap 2)', async () => {
+    const categories = () => v.database.db.knex('issue_owasp_categories').orderBy(['issue_id', 'category']).select('*');
     const before = await rows();
+    const categoriesBefore = await categories();
+    expect(categoriesBefore).to.have.length(2);
     await v.services.projections.stop();
     await v.services.projections.rebuild();
     expect(await rows()).to.deep.equal(before);
+    expect(await categories()).to.deep.equal(categoriesBefore);
     v.services.projections.start();
   });
 });

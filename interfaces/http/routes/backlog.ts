@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { Response } from 'express';
 import { ISSUE_TYPES } from '../../../domain/backlog/issue';
 import { refuse } from '../../../domain/shared/decider';
-import { ISSUE_SORTS, IssueSort, issueEtag, parseAfterKey } from '../../../projections/backlog/issue-queries';
+import { ISSUE_SORTS, IssueSort, issueEtag, parseAfterKey, parseOwaspCategory } from '../../../projections/backlog/issue-queries';
+import { OWASP_CATEGORY_MAX } from '../../../domain/backlog/owasp';
 import { RouteDef, VigilRequest } from '../route';
 import { MAX_ROW_ID, RowId } from '../row-id';
 import { Services } from '../services';
@@ -16,16 +17,16 @@ export function backlogRoutes(s: Services): RouteDef[] {
   return [
     {
       method: 'get', path: '/issues', tag: 'Issues', auth: { scope: 'read' },
-      summary: 'The backlog you see; filters of spec 1 §4.5 (and kev, epss_min, type, status, severity); sort keeps its order across pages; limit, after (and after_key) from the Link page through it',
+      summary: 'The backlog you see; filters of spec 1 §4.5 (owasp_category takes A03:2021 or A3:2021) and kev, epss_min, type, status, severity; sort keeps its order across pages; limit, after (and after_key) from the Link page through it',
       query: Type.Object({
         triage_status: Type.Optional(TriageStatus), repository_id: Type.Optional(RowId()), container_id: Type.Optional(RowId()),
-        owasp_category: Type.Optional(Text({ max: 20 })), unsettled: Type.Optional(Type.Boolean()),
+        owasp_category: Type.Optional(Text({ max: OWASP_CATEGORY_MAX, description: 'An OWASP Top 10 category code, A03:2021 or A3:2021, any case: the issues whose rule names it (SAST rule tags, Semgrep metadata)' })), unsettled: Type.Optional(Type.Boolean()),
         status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('resolved')])),
         severity: Type.Optional(Type.Union(['critical', 'high', 'medium', 'low'].map((x) => Type.Literal(x)))),
         kev: Type.Optional(Type.Boolean({ description: 'Listed in the KEV catalogue (true) or known not to be (false); issues whose KEV state is unknown (no feed synchronised) match neither' })),
         epss_min: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'EPSS score at least this; issues without a score do not match' })),
         type: Type.Optional(Type.Union(ISSUE_TYPES.map((x) => Type.Literal(x)))),
-        sort: Type.Optional(Type.Union(ISSUE_SORTS.map((x) => Type.Literal(x)), { description: 'id (default): as created; severity: most severe first; epss: highest first, unscored last; first_seen: oldest first. Ties in id order.' })),
+        sort: Type.Optional(Type.Union(ISSUE_SORTS.map((x) => Type.Literal(x)), { description: 'id (default): as created; severity: most severe first; epss: highest first, unscored last; first_seen: oldest first; deadline: earliest remediation deadline first, issues without one last. Ties in id order.' })),
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })), after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_ROW_ID })),
         after_key: Type.Optional(Text({ max: 40, description: 'With a sort other than id: the sort key of the issue named by after, as the Link of the previous page carries it' })),
       }),
@@ -41,10 +42,11 @@ export function backlogRoutes(s: Services): RouteDef[] {
           if (q.after_key === undefined || q.after === undefined) throw refuse.invalid(`With sort=${sort}, after and after_key go together: copy both from the Link of the previous page.`);
           afterKey = parseAfterKey(sort, String(q.after_key));
         }
+        const owaspCategory = q.owasp_category === undefined ? undefined : parseOwaspCategory(String(q.owasp_category));
         const bool = (x: unknown) => (x === undefined ? undefined : x === true || x === 'true');
         const page = await s.backlogQueries.list(req.principal!, {
           triage_status: q.triage_status as string | undefined, repository_id: q.repository_id === undefined ? undefined : Number(q.repository_id),
-          container_id: q.container_id === undefined ? undefined : Number(q.container_id), owasp_category: q.owasp_category as string | undefined,
+          container_id: q.container_id === undefined ? undefined : Number(q.container_id), owasp_category: owaspCategory,
           unsettled: q.unsettled === true || q.unsettled === 'true', status: q.status as 'open' | 'resolved' | undefined, severity: q.severity as string | undefined,
           kev: bool(q.kev), epss_min: q.epss_min === undefined ? undefined : Number(q.epss_min), type: q.type as string | undefined, sort,
           limit, after: Number(q.after ?? 0), afterKey,

@@ -11,7 +11,7 @@ export interface Issue {
   ruleId: string | null; path: string | null; line: number | null; severity: string | null; title: string; identifier: string | null;
   package: string | null; packageVersion: string | null; fixable: boolean | null; kev: boolean | null; epss: number | null;
   triageStatus: string; triageRequestedStatus: string | null; justification: string | null; reviewDate: string | null;
-  firstSeenAt: string; lastSeenAt: string; resolvedAt: string | null; remediationDeadline: string | null; revision: number;
+  firstSeenAt: string; lastSeenAt: string; resolvedAt: string | null; remediationDeadline: string | null; owaspCategories?: string[]; revision: number;
   provenance: Record<string, unknown>; history?: HistoryEntry[];
 }
 export interface HistoryEntry { revision: number; type: string; at: string; actor: string | number | null; status: string | null; requestedStatus: string | null; justification: string | null; comment: string | null; reviewDate: string | null }
@@ -19,7 +19,7 @@ export interface HistoryEntry { revision: number; type: string; at: string; acto
 const FILTERS = ['repository_id', 'container_id', 'status', 'triage_status', 'severity', 'type', 'kev', 'epss_min', 'owasp_category', 'unsettled', 'limit', 'sort'] as const;
 const TYPES = ['vulnerability', 'secret', 'iac', 'sast', 'license', 'imported', 'plugin'];
 /** The API's orders (GET /issues sort): they hold across pages, the Link carrying the last issue's sort key. */
-const SORTS: Array<[string, string]> = [['id', 'as created (id)'], ['severity', 'most severe first'], ['epss', 'highest EPSS first'], ['first_seen', 'first seen, oldest first']];
+const SORTS: Array<[string, string]> = [['id', 'as created (id)'], ['severity', 'most severe first'], ['epss', 'highest EPSS first'], ['first_seen', 'first seen, oldest first'], ['deadline', 'remediation deadline, earliest first']];
 export const shortTitle = (t: string) => (t.length > 140 ? `${t.slice(0, 140)}…` : t).split('\n')[0];
 
 /** GET /issues with the filters of spec 1 §4.5 (and KEV, EPSS, type) in the API's order, paged through Link; bulk triage of the selected issues. */
@@ -55,7 +55,7 @@ export function Backlog({ query, me }: PageProps) {
         <Field label="Type">{(id) => <Select id={id} name="type" defaultValue={filters.type ?? ''}><option value="">any</option>{TYPES.map((t) => <option>{t}</option>)}</Select>}</Field>
         <Field label="KEV">{(id) => <Select id={id} name="kev" defaultValue={filters.kev ?? ''}><option value="">any</option><option value="true">listed in KEV</option><option value="false">not listed</option></Select>}</Field>
         <Field label="EPSS at least" hint="0 to 1">{(id, d) => <input id={id} name="epss_min" type="number" min={0} max={1} step="any" size={6} defaultValue={filters.epss_min ?? ''} aria-describedby={d} />}</Field>
-        <Field label="OWASP category" hint="e.g. A03:2021">{(id, d) => <input id={id} name="owasp_category" maxLength={20} size={10} defaultValue={filters.owasp_category ?? ''} aria-describedby={d} />}</Field>
+        <Field label="OWASP category" hint="e.g. A03:2021 or A1:2017">{(id, d) => <input id={id} name="owasp_category" maxLength={8} size={10} pattern="[Aa](0?[1-9]|10):20[0-9]{2}" title="A, the rank 1 to 10, a colon, the edition's year: A03:2021" defaultValue={filters.owasp_category ?? ''} aria-describedby={d} />}</Field>
         <label class="check"><input type="checkbox" name="unsettled" defaultChecked={filters.unsettled === 'true'} /> Unsettled only</label>
         <Field label="Per page">{(id) => <Select id={id} name="limit" defaultValue={filters.limit ?? '50'}>{['25', '50', '100', '250'].map((n) => <option>{n}</option>)}</Select>}</Field>
         <Field label="Order">{(id) => <Select id={id} name="sort" defaultValue={filters.sort ?? 'id'}>{SORTS.map(([v, label]) => <option value={v}>{label}</option>)}</Select>}</Field>

@@ -52,6 +52,9 @@ export function IssuePage({ params, me }: PageProps) {
             {i.path && <><dt>Location</dt><dd>{i.path}{i.line ? `:${i.line}` : ''}</dd></>}
             {i.package && <><dt>Package</dt><dd>{i.package} {i.packageVersion}</dd></>}
             {i.identifier && <><dt>Identifier</dt><dd>{i.identifier}</dd></>}
+            {i.owaspCategories && i.owaspCategories.length > 0 && (
+              <><dt>OWASP Top 10</dt><dd><ul class="inline">{i.owaspCategories.map((c) => <li><a href={href('/issues', { owasp_category: c })}>{c}</a></li>)}</ul></dd></>
+            )}
             <dt>Fixable</dt><dd>{i.fixable === null ? 'unknown' : i.fixable ? 'yes' : 'no'}</dd>
             <dt>Known exploited (KEV)</dt><dd>{i.kev ? 'yes' : 'no'}</dd>
             <dt>EPSS</dt><dd>{i.epss ?? '—'}</dd>

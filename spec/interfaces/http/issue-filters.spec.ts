@@ -7,7 +7,7 @@ import { epssCsv, excerptRow, gz, KEV_OLD, Mirror } from '../../infrastructure/e
 const KEV_PATH = '/feeds/known_exploited_vulnerabilities.json';
 const EPSS_PATH = '/feeds/epss_scores-current.csv.gz';
 
-interface Listed { id: number; ruleId: string; severity: string; type: string; kev: boolean | null; epss: number | null; firstSeenAt: string }
+interface Listed { id: number; ruleId: string; severity: string; type: string; kev: boolean | null; epss: number | null; firstSeenAt: string; remediationDeadline: string | null }
 const RANK: Record<string, number> = { critical: 4, high: 3, medium: 2, low: 1 };
 
 /**
@@ -103,6 +103,7 @@ describe('GET /issues: kev, epss_min, type and a sort that holds across pages', 
     ['severity', (a: Listed, b: Listed) => RANK[b.severity] - RANK[a.severity] || a.id - b.id],
     ['epss', (a: Listed, b: Listed) => (b.epss ?? -1) - (a.epss ?? -1) || a.id - b.id],
     ['first_seen', (a: Listed, b: Listed) => a.firstSeenAt.localeCompare(b.firstSeenAt) || a.id - b.id],
+    ['deadline', (a: Listed, b: Listed) => ((x, y) => (x < y ? -1 : x > y ? 1 : a.id - b.id))(a.remediationDeadline ?? '\uffff', b.remediationDeadline ?? '\uffff')],
     ['id', (a: Listed, b: Listed) => a.id - b.id],
   ] as const) {
     it(`sort=${sort} holds across pages of 3 followed through Link (after and after_key), each issue once`, async () => {
@@ -141,5 +142,22 @@ describe('GET /issues: kev, epss_min, type and a sort that holds across pages', 
     await refused('sort=first_seen&after=3&after_key=yesterday', /after_key must be an ISO-8601 UTC time/);
     await refused(`sort=first_seen&after=3&after_key=${'2'.repeat(41)}`, /after_key/);
     await refused('sort=first_seen&after=3&after_key=a%00b', /after_key/);
+    await refused('sort=deadline&after=3', /after and after_key go together/);
+    await refused('sort=deadline&after=3&after_key=2026-03-01T08:00:00Z', /after_key must be a remediation deadline as an ISO-8601 UTC time with milliseconds/);
+    await refused('sort=deadline&after=3&after_key=soon', /after_key must be a remediation deadline/);
+  });
+
+  it('[S1.4.5-03] refuses with 400 (problem+json, naming owasp_category) a malformed OWASP category code, and writes nothing', async () => {
+    const before = await v.eventCount();
+    for (const code of ['A11:2021', 'A0:2021', 'A00:2021', 'A3', 'A03-2021', 'A3:21', 'A3:1999', 'B03:2021', '%20A3:2021', 'A%EF%BC%93:2021']) {
+      await refused(`owasp_category=${code}`, /owasp_category must be an OWASP Top 10 category code such as A03:2021/);
+    }
+    // Empty, or longer than any code (A10:2021): the text limits of the field answer first.
+    await refused('owasp_category=', /owasp_category/);
+    await refused('owasp_category=OWASP-A03:2021', /owasp_category/);
+    await refused('owasp_category=A03:20210', /owasp_category/);
+    expect(await v.eventCount(), 'nothing written').to.equal(before);
+    // A well-formed code no issue here carries is no error: nothing matches.
+    expect((await list('owasp_category=A3:2017')).items).to.deep.equal([]);
   });
 });

@@ -188,6 +188,35 @@ describe('web interface (Chromium against a real Vigil)', function () {
       expect(await axe(p)).to.deep.equal([]);
     });
 
+    it('[S1.4.5-03] filters the backlog by OWASP category (Semgrep\'s rule tags; typed a3:2021), in remediation deadline order, and the issue page lists the categories as links', async () => {
+      const p = admin.page;
+      const want = (await v.request('GET', `/issues?repository_id=${repositoryId}&owasp_category=A03:2021&sort=deadline&limit=25`, { token: await v.signIn() })).body as Array<{ id: number; owaspCategories: string[] }>;
+      expect(want.length).to.be.greaterThan(1);
+      await open(admin, `/issues?repository_id=${repositoryId}&limit=25`, `Backlog of repository ${repositoryId}`);
+      // The filters form is the one the previous test filled (the page stays mounted): clear its choices.
+      await p.getByLabel('Type').selectOption('');
+      await p.getByLabel('KEV').selectOption('');
+      await p.getByLabel('EPSS at least').fill('');
+      await p.getByLabel('OWASP category').fill('a3:2021');
+      await p.getByLabel('Order').selectOption('deadline');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await p.waitForFunction(() => (document as any).body.dataset.route.includes('sort=deadline') && (document as any).body.dataset.route.includes('owasp_category=a3'));
+      await settled(admin, `Backlog of repository ${repositoryId}`);
+      const ids = async () => (await p.getByRole('table', { name: 'Issues' }).locator('tbody tr td:nth-child(2)').allTextContents()).map((t) => Number(t.replace('#', '')));
+      expect(await ids()).to.deep.equal(want.map((i) => i.id));
+      expect(await axe(p)).to.deep.equal([]);
+      await shoot(p, 'backlog-by-owasp-category');
+      await p.getByRole('link', { name: `#${want[0].id}` }).click();
+      await settled(admin, `Issue #${want[0].id}`);
+      const facts = p.locator('dl.facts').first();
+      expect(await facts.textContent()).to.include('OWASP Top 10');
+      for (const c of want[0].owaspCategories) await facts.getByRole('link', { name: c }).waitFor();
+      await facts.getByRole('link', { name: 'A03:2021' }).click();
+      await p.waitForFunction(() => (document as any).body.dataset.route.includes('owasp_category=A03'));
+      await settled(admin, 'Backlog');
+      expect(await ids()).to.include.members(want.map((i) => i.id));
+    });
+
     it('[S1.2.3-03] under four-eyes the administrator asks for not_affected, a security lead approves it in another browser context', async () => {
       const p = admin.page;
       await open(admin, '/admin/settings', 'Administration: Settings');
