@@ -17,7 +17,7 @@ const refused = (env: Record<string, string>, setting: string) => {
 describe('Scan settings read at start (spec 1 §8.2, §8.3)', () => {
   it('[S1.8.3-39] [S1.8.3-41] [S1.8.3-42] [S1.8.3-43] [S1.8.2-13] have the documented defaults', () => {
     expect(loadConfig({}).scans).to.deep.equal({
-      embeddedWorker: true, maxConcurrent: 2, workerIntervalMs: 15_000, workerLabels: [], schedulerIntervalMs: 60_000,
+      embeddedWorker: true, maxConcurrent: 2, workerIntervalMs: 15_000, workerLabels: [], agentReportsAtOnce: 4, schedulerIntervalMs: 60_000,
       maintenanceIntervalMs: 3_600_000, retryDelaysMs: [60_000, 300_000, 900_000],
     });
   });
@@ -25,10 +25,10 @@ describe('Scan settings read at start (spec 1 §8.2, §8.3)', () => {
   it('[S1.8.3-39] [S1.8.3-41] [S1.8.3-42] [S1.8.3-43] read every variable in its documented form', () => {
     const c = loadConfig({
       VIGIL_EMBEDDED_WORKER: 'false', VIGIL_SCAN_MAX_CONCURRENT: '5', VIGIL_WORKER_INTERVAL: '2s', VIGIL_WORKER_LABELS: 'linux, gpu ,linux',
-      VIGIL_SCHEDULER_INTERVAL: 'PT2M', VIGIL_MAINTENANCE_INTERVAL: '30m', VIGIL_SCAN_RETRY_DELAYS: '30s, 2m',
+      VIGIL_SCHEDULER_INTERVAL: 'PT2M', VIGIL_MAINTENANCE_INTERVAL: '30m', VIGIL_SCAN_RETRY_DELAYS: '30s, 2m', VIGIL_AGENT_REPORTS_AT_ONCE: '8',
     });
     expect(c.scans).to.deep.equal({
-      embeddedWorker: false, maxConcurrent: 5, workerIntervalMs: 2000, workerLabels: ['linux', 'gpu'], schedulerIntervalMs: 120_000,
+      embeddedWorker: false, maxConcurrent: 5, workerIntervalMs: 2000, workerLabels: ['linux', 'gpu'], agentReportsAtOnce: 8, schedulerIntervalMs: 120_000,
       maintenanceIntervalMs: 1_800_000, retryDelaysMs: [30_000, 120_000],
     });
   });
