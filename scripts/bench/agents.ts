@@ -1,3 +1,4 @@
+import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -14,12 +15,17 @@ import { countStatements, cpuMeter, postmasterOf, startProfiler } from './suppor
  *   the latency of the polls that claimed (p50, p99; target p99 < 100 ms). Then every agent long-polls
  *   an empty queue for 30 s: the CPU this process (control plane and the 50 clients) and PostgreSQL
  *   use (target < 1 % of a core).
- * The agents' HTTP clients run in the control plane's own process, so latencies include their share.
+ * The agents' HTTP clients run in a process of their own (scripts/bench/agent-clients.ts), as real
+ * agents do; the control plane's CPU and event loop are measured without them.
  */
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
 const SLOTS = 16;
 const JOBS = Number(process.env.BENCH_JOBS ?? 10_000);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 30_000);
+
+type Claimed = { t: 'claimed'; claimed: number; reported: number; doubles: number; overLimit: number; latencies: number[]; firstWave: number[]; emptyFirst: number[] };
+type Idled = { t: 'idled'; cpuMs: number };
+type ClientAnswer = Claimed | Idled | { t: 'error'; message: string };
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
@@ -62,30 +68,30 @@ async function main(): Promise<void> {
   const v = await startVigil({ engine: 'postgres', env: { VIGIL_EMBEDDED_WORKER: 'false' }, overrides: { scanExecutor: null } });
   try {
     const admin = await v.signIn();
-    const clients: ControlPlaneClient[] = [];
+    const keys: string[] = [];
     for (let i = 0; i < AGENTS; i++) {
       const key = await v.key(admin, { name: `bench-agent-${i}`, scopes: ['agent'] });
       const c = new ControlPlaneClient(v.url, key.key, null);
       await c.hello({ version: '0.11.0', mode: 'local', labels: [] });
       const r = await v.request('PATCH', `/admin/agents/${c.agentId}`, { token: admin, body: { max_concurrent: SLOTS } });
       if (r.status !== 200) throw new Error(`PATCH: ${r.status} ${r.text}`);
-      clients.push(c);
+      keys.push(key.key);
     }
     await seed(v);
     console.log(`${AGENTS} agents x ${SLOTS} slots, ${JOBS.toLocaleString('en-US')} scans waiting (PostgreSQL); machine load average ${loadavg()[0].toFixed(1)}`);
 
-    const claimedBy = new Map<number, number>();
-    const doubles: number[] = [];
-    const latencies: number[] = [];
-    // Each agent's first poll: all fifty arrive in the same instant with sixteen free slots each (800 claims at once, a cold pool).
-    const firstWave: number[] = [];
-    const emptyFirst: number[] = [];
+    // The agents run in a process of their own (scripts/bench/agent-clients.ts), as real agents do.
+    const clients = fork(require.resolve('./agent-clients.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const answers: Array<(m: ClientAnswer) => void> = [];
+    clients.on('message', (m: ClientAnswer) => {
+      if (m.t === 'error') { console.error(`agents' process: ${m.message}`); process.exit(1); }
+      answers.shift()?.(m);
+    });
+    const ask = <T extends ClientAnswer>(m: unknown) => new Promise<T>((resolve) => { answers.push(resolve as (m: ClientAnswer) => void); clients.send(m as never); });
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
     let overLimit = 0;
     let maxHeld = 0;
-    let reported = 0;
-    const done = () => claimedBy.size >= JOBS;
     const sampler = setInterval(() => {
       void v.database.db.knex('scan_leases').where('lease_expires_at', '>', new Date().toISOString()).groupBy('worker').select('worker').count({ n: '*' }).then((rows) => {
         for (const r of rows as Array<{ n: number }>) maxHeld = Math.max(maxHeld, Number(r.n));
@@ -104,59 +110,28 @@ async function main(): Promise<void> {
     const statements = process.env.BENCH_STATEMENTS ? countStatements(v.database.db) : null;
     // PostgreSQL's share is its own server's processes only (other servers on a shared machine left out).
     const postmaster = await postmasterOf(v.database.db);
-    const meter = cpuMeter(postmaster);
-    // BENCH_PROFILE=<file>: a CPU profile of this process over the claims (<file>) and the idle polls (<file>.idle).
+    const meter = cpuMeter(postmaster, clients.pid);
+    // BENCH_PROFILE=<file>: a CPU profile of the control plane over the claims (<file>) and the idle polls (<file>.idle).
     let profiler = process.env.BENCH_PROFILE ? await startProfiler() : null;
-    const begun = performance.now();
-    // Progress every 30 s (a shared machine can make the run long): claimed so far and the claiming polls' p99.
-    const progress = setInterval(() => {
-      const sofar = [...latencies].sort((x, y) => x - y);
-      console.log(`  ${((performance.now() - begun) / 1000).toFixed(0)} s: claimed ${claimedBy.size}, double claims ${doubles.length}, limit exceeded ${overLimit}, claiming polls ${sofar.length}, p50 ${sofar.length ? quantile(sofar, 0.5).toFixed(0) : '-'} ms, p99 ${sofar.length ? quantile(sofar, 0.99).toFixed(0) : '-'} ms`);
-    }, 30_000);
-    await Promise.all(clients.map(async (c) => {
-      const inFlight = new Set<Promise<void>>();
-      let first = true;
-      while (!done()) {
-        const free = SLOTS - inFlight.size;
-        if (free <= 0) { await Promise.race(inFlight); continue; }
-        const t0 = performance.now();
-        const a = await c.poll(done() ? 0 : 2, free);
-        const ms = performance.now() - t0;
-        if (a.status !== 200) throw new Error(`poll: ${a.status} ${JSON.stringify(a.body)}`);
-        if (a.body.jobs.length) (first ? firstWave : latencies).push(ms);
-        else if (first) emptyFirst.push(ms);
-        first = false;
-        if (process.env.BENCH_TRACE && a.body.jobs.length && ms > 100) console.log(`    slow claiming poll at ${((t0 - begun) / 1000).toFixed(1)} s: ${ms.toFixed(0)} ms, ${a.body.jobs.length} of ${free} slots`);
-        if (a.body.jobs.length > free) overLimit++;
-        for (const job of a.body.jobs as Array<{ id: number; attempt: number }>) {
-          if (claimedBy.has(job.id)) doubles.push(job.id);
-          claimedBy.set(job.id, c.agentId!);
-          const p: Promise<void> = c.failure(job.id, job.attempt, 'bench: reported at once', 'permanent').then((r) => {
-            if (r.status !== 200) throw new Error(`failure: ${r.status} ${JSON.stringify(r.body)}`);
-            reported++;
-          }).finally(() => inFlight.delete(p));
-          inFlight.add(p);
-        }
-      }
-      await Promise.all(inFlight);
-    }));
+    const result = await ask<Claimed>({ t: 'claim', url: v.url, keys, slots: SLOTS, jobs: JOBS });
+    overLimit += result.overLimit;
     const busy = meter.stop();
     console.log(`machine load average after the claims: ${loadavg()[0].toFixed(1)}`);
     await profiler?.stop(process.env.BENCH_PROFILE!);
-    clearInterval(progress);
     if (statements) console.log(`statements per claimed scan (claim and report):\n${statements.stop(JOBS)}`);
     clearInterval(sampler);
     clearInterval(poolSampler);
     console.log(`connection pool (max ${pool.max}) while claiming: full in ${(100 * poolSeen.full / Math.max(1, poolSeen.samples)).toFixed(0)} % of samples, requests waiting for a connection ${(poolSeen.pending / Math.max(1, poolSeen.samples)).toFixed(1)} on average, at most ${poolSeen.pendingMax}`);
     loopDelay.disable();
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const wave = [...firstWave].sort((a, b) => a - b);
-    console.log(`claimed ${claimedBy.size.toLocaleString('en-US')} scans in ${(busy.wallMs / 1000).toFixed(1)} s (${Math.round(claimedBy.size / (busy.wallMs / 1000))}/s), reported ${reported}; double claims: ${doubles.length}; limit exceeded: ${overLimit} times (highest load seen ${maxHeld} of ${SLOTS})`);
-    console.log(`claiming polls after each agent's first: ${sorted.length}, latency p50 ${quantile(sorted, 0.5).toFixed(1)} ms, p99 ${quantile(sorted, 0.99).toFixed(1)} ms (target < 100 ms), max ${sorted.at(-1)!.toFixed(1)} ms`);
+    const sorted = [...result.latencies].sort((a, b) => a - b);
+    const wave = [...result.firstWave].sort((a, b) => a - b);
+    console.log(`claimed ${result.claimed.toLocaleString('en-US')} scans in ${(busy.wallMs / 1000).toFixed(1)} s (${Math.round(result.claimed / (busy.wallMs / 1000))}/s), reported ${result.reported}; double claims: ${result.doubles}; limit exceeded: ${overLimit} times (highest load seen ${maxHeld} of ${SLOTS})`);
+    console.log(`CPU while claiming: the control plane ${(100 * busy.processMs / busy.wallMs).toFixed(0)} % of a core, the agents' process ${(100 * busy.otherMs / busy.wallMs).toFixed(0)} %, PostgreSQL ${(100 * busy.postgresMs / busy.wallMs).toFixed(0)} %`);
+    if (sorted.length) console.log(`claiming polls after each agent's first: ${sorted.length}, latency p50 ${quantile(sorted, 0.5).toFixed(1)} ms, p99 ${quantile(sorted, 0.99).toFixed(1)} ms (target < 100 ms), max ${sorted.at(-1)!.toFixed(1)} ms`);
     const all = [...sorted, ...wave].sort((a, b) => a - b);
-    if (emptyFirst.length) console.log(`first polls that claimed nothing: ${emptyFirst.length} (after ${Math.min(...emptyFirst).toFixed(0)} to ${Math.max(...emptyFirst).toFixed(0)} ms)`);
+    if (result.emptyFirst.length) console.log(`first polls that claimed nothing: ${result.emptyFirst.length} (after ${Math.min(...result.emptyFirst).toFixed(0)} to ${Math.max(...result.emptyFirst).toFixed(0)} ms)`);
     console.log(`the first wave (${wave.length} polls, ${AGENTS * SLOTS} claims at once): p50 ${quantile(wave, 0.5).toFixed(0)} ms, max ${wave.at(-1)!.toFixed(0)} ms; every claiming poll: p50 ${quantile(all, 0.5).toFixed(1)} ms, p99 ${quantile(all, 0.99).toFixed(1)} ms`);
-    console.log(`this process's event loop delay while claiming: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms`);
+    console.log(`the control plane's event loop delay while claiming: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms`);
 
     // Idle: first the control plane alone (its projection runner polls the log), then every agent long-polling an empty queue.
     // Both only once the projections have caught up with the claims' and reports' events: their catch-up is not idle cost.
@@ -165,21 +140,16 @@ async function main(): Promise<void> {
     const alone = cpuMeter(postmaster);
     await new Promise((r) => setTimeout(r, Math.min(IDLE_MS, 10_000)));
     const baseline = alone.stop();
-    console.log(`idle baseline without agents: ${(100 * baseline.processMs / baseline.wallMs).toFixed(2)} % of a core in this process, ${(100 * baseline.postgresMs / baseline.wallMs).toFixed(2)} % in PostgreSQL`);
+    console.log(`idle baseline without agents: ${(100 * baseline.processMs / baseline.wallMs).toFixed(2)} % of a core in the control plane, ${(100 * baseline.postgresMs / baseline.wallMs).toFixed(2)} % in PostgreSQL`);
     const idle = cpuMeter(postmaster);
     profiler = process.env.BENCH_PROFILE ? await startProfiler() : null;
-    const end = performance.now() + IDLE_MS;
-    await Promise.all(clients.map(async (c) => {
-      while (performance.now() < end) {
-        const a = await c.poll(Math.max(1, Math.min(30, Math.round((end - performance.now()) / 1000))), SLOTS);
-        if (a.status !== 200 || a.body.jobs.length) throw new Error(`idle poll: ${a.status} ${JSON.stringify(a.body).slice(0, 200)}`);
-      }
-    }));
+    const idled = await ask<Idled>({ t: 'idle', ms: IDLE_MS });
     const used = idle.stop();
     await profiler?.stop(`${process.env.BENCH_PROFILE}.idle`);
+    clients.kill();
     const own = (100 * used.processMs / used.wallMs) - (100 * baseline.processMs / baseline.wallMs);
     const pg = (100 * used.postgresMs / used.wallMs) - (100 * baseline.postgresMs / baseline.wallMs);
-    console.log(`idle: ${AGENTS} long polls for ${(used.wallMs / 1000).toFixed(1)} s: ${(100 * used.processMs / used.wallMs).toFixed(2)} % of a core in this process (control plane and clients), ${(100 * used.postgresMs / used.wallMs).toFixed(2)} % in PostgreSQL; above the baseline: ${own.toFixed(2)} % + ${pg.toFixed(2)} % (target < 1 %)`);
+    console.log(`idle: ${AGENTS} long polls for ${(used.wallMs / 1000).toFixed(1)} s: ${(100 * used.processMs / used.wallMs).toFixed(2)} % of a core in the control plane, ${(100 * used.postgresMs / used.wallMs).toFixed(2)} % in PostgreSQL, ${(100 * idled.cpuMs / used.wallMs).toFixed(2)} % in the agents' process; above the baseline: control plane ${own.toFixed(2)} % + PostgreSQL ${pg.toFixed(2)} % (target < 1 %)`);
   } finally {
     await v.stop();
   }

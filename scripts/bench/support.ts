@@ -73,10 +73,25 @@ export async function postmasterOf(db: Database): Promise<number | undefined> {
   }
 }
 
-/** CPU used by this process (Vigil and the callers' thread) and by PostgreSQL between start and stop. */
-export function cpuMeter(postmaster?: number) {
+/** CPU a process of this machine has used so far (utime + stime of /proc/<pid>/stat), 0 when it is gone. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // USER_HZ is 100 on Linux
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU used by this process (Vigil and whatever else runs in it), by PostgreSQL, and by one other
+ * process (`other`, e.g. the bench's clients) between start and stop.
+ */
+export function cpuMeter(postmaster?: number, other?: number) {
   const process0 = process.cpuUsage();
   const postgres0 = postgresCpuByPid(postmaster);
+  const other0 = other === undefined ? 0 : processCpuMs(other);
   const wall0 = performance.now();
   return {
     stop() {
@@ -84,7 +99,8 @@ export function cpuMeter(postmaster?: number) {
       // Per process: a backend that exited meanwhile (the pool closes idle connections) does not make the sum fall.
       let postgresMs = 0;
       for (const [pid, ms] of postgresCpuByPid(postmaster)) postgresMs += Math.max(0, ms - (postgres0.get(pid) ?? 0));
-      return { processMs: (used.user + used.system) / 1000, postgresMs, wallMs: performance.now() - wall0 };
+      const otherMs = other === undefined ? 0 : Math.max(0, processCpuMs(other) - other0);
+      return { processMs: (used.user + used.system) / 1000, postgresMs, otherMs, wallMs: performance.now() - wall0 };
     },
   };
 }
