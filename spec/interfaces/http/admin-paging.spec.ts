@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { newEncryptionKey } from '../../support/credentials';
 import { RunningVigil, startVigil } from '../../support/vigil';
+import { linkPages } from '../../support/link-pages';
 
 /**
  * The long lists page by id like GET /issues (issue #16: long lists paged), one mechanism
@@ -41,18 +42,8 @@ describe('GET /accounts, /teams, /api-keys, /sarif-sources, /credentials, /proje
 
   /** Every page from `path`, following Link rel="next". */
   async function walk(path: string, token = admin): Promise<{ ids: number[]; pages: number }> {
-    const ids: number[] = [];
-    let next: string | null = path;
-    let pages = 0;
-    while (next && pages < 20) {
-      const r = await v.request('GET', next, { token });
-      expect(r.status, r.text).to.equal(200);
-      ids.push(...r.body.map((x: { id: number }) => x.id));
-      pages++;
-      const m = /<\/api\/v1([^>]+)>; rel="next"/.exec(r.headers.get('link') ?? '');
-      next = m ? m[1] : null;
-    }
-    return { ids, pages };
+    const { items, pages } = await linkPages<{ id: number }>(v, path, token, 20);
+    return { ids: items.map((x) => x.id), pages };
   }
 
   for (const path of ['/accounts', '/teams', '/api-keys', '/sarif-sources', '/credentials', '/projects', '/solutions']) {

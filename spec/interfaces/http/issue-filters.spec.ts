@@ -3,6 +3,7 @@ import { seedFindings } from '../../support/backlog';
 import { requireCorpus } from '../../support/corpus';
 import { RunningVigil, startVigil } from '../../support/vigil';
 import { epssCsv, excerptRow, gz, KEV_OLD, Mirror } from '../../infrastructure/enrichment/mirror';
+import { linkPages } from '../../support/link-pages';
 
 const KEV_PATH = '/feeds/known_exploited_vulnerabilities.json';
 const EPSS_PATH = '/feeds/epss_scores-current.csv.gz';
@@ -31,18 +32,7 @@ describe('GET /issues: kev, epss_min, type and a sort that holds across pages', 
     return { items: r.body as Listed[], link: r.headers.get('link') };
   };
   /** Every page from the first, following Link rel="next" as a client would. */
-  const allPages = async (query: string) => {
-    const seen: Listed[] = [];
-    let path: string | null = `/issues?repository_id=${repo}&${query}`;
-    for (let pages = 0; path && pages < 50; pages++) {
-      const r = await v.request('GET', path, { token: admin });
-      expect(r.status, r.text).to.equal(200);
-      seen.push(...r.body);
-      const next = /<\/api\/v1([^>]+)>; rel="next"/.exec(r.headers.get('link') ?? '');
-      path = next ? next[1] : null;
-    }
-    return seen;
-  };
+  const allPages = async (query: string) => (await linkPages<Listed>(v, `/issues?repository_id=${repo}&${query}`, admin, 50)).items;
   const refused = async (query: string, detail: RegExp) => {
     const r = await v.request('GET', `/issues?${query}`, { token: admin });
     expect(r.status, `${query}: ${r.text}`).to.equal(400);

@@ -8,6 +8,7 @@ import { corpusAvailable, corpusDir, corpusPath } from '../../support/corpus';
 import { ENGINES, engineAvailable } from '../../support/databases';
 import { RunningVigil, startVigil } from '../../support/vigil';
 import { FakeExecutor, result, step } from '../../application/scans/fakes';
+import { linkPages } from '../../support/link-pages';
 
 type Json = Record<string, any>;
 interface Listed { id: number; ruleId: string; severity: string; remediationDeadline: string | null; owaspCategories: string[]; firstSeenAt: string }
@@ -56,16 +57,7 @@ for (const engine of ENGINES) describe(`GET /issues: owasp_category from real Se
   };
   /** Every page from the first, following Link rel="next" as a client would. */
   const allPages = async (query: string) => {
-    const seen: Listed[] = [];
-    let path: string | null = `/issues?repository_id=${repo}&${query}`;
-    let pages = 0;
-    for (; path && pages < 100; pages++) {
-      const r = await v.request('GET', path, { token: admin });
-      expect(r.status, r.text).to.equal(200);
-      seen.push(...r.body);
-      const next = /<\/api\/v1([^>]+)>; rel="next"/.exec(r.headers.get('link') ?? '');
-      path = next ? next[1] : null;
-    }
+    const { items: seen, pages } = await linkPages<Listed>(v, `/issues?repository_id=${repo}&${query}`, admin);
     return { seen, pages };
   };
   /** Earliest deadline first (ISO instants of one width: code-unit order is time order), none last, then id. */
