@@ -33,6 +33,18 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; valu
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
 }
 
+/** A process's name, parent and CPU so far (utime + stime) from /proc/<pid>/stat; null when it ended. */
+function procStat(pid: number): { name: string; parent: number; cpuMs: number } | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[1]: parent pid; fields[11], [12]: utime, stime in ticks (USER_HZ is 100 on Linux).
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), parent: Number(fields[1]), cpuMs: (Number(fields[11]) + Number(fields[12])) * (1000 / 100) };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * CPU time of the local PostgreSQL processes by pid, in ms: of one server (its postmaster and the
  * processes it started) when `postmaster` is given, else of every `postgres` process on this machine
@@ -42,15 +54,10 @@ export function postgresCpuByPid(postmaster?: number): Map<number, number> {
   const found = new Map<number, number>();
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (postmaster !== undefined && Number(pid) !== postmaster && Number(fields[1]) !== postmaster) continue; // fields[1]: parent pid
-      found.set(Number(pid), (Number(fields[11]) + Number(fields[12])) * (1000 / 100)); // utime, stime; USER_HZ is 100 on Linux
-    } catch {
-      // the process ended meanwhile
-    }
+    const stat = procStat(Number(pid));
+    if (!stat || stat.name !== 'postgres') continue;
+    if (postmaster !== undefined && Number(pid) !== postmaster && stat.parent !== postmaster) continue;
+    found.set(Number(pid), stat.cpuMs);
   }
   return found;
 }
@@ -66,22 +73,15 @@ export function postgresCpuMs(postmaster?: number): number {
 export async function postmasterOf(db: Database): Promise<number | undefined> {
   try {
     const backend = Number((await db.knex.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid);
-    const stat = fs.readFileSync(`/proc/${backend}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return procStat(backend)?.parent;
   } catch {
     return undefined;
   }
 }
 
-/** CPU a process of this machine has used so far (utime + stime of /proc/<pid>/stat), 0 when it is gone. */
+/** CPU a process of this machine has used so far, 0 when it is gone. */
 export function processCpuMs(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // USER_HZ is 100 on Linux
-  } catch {
-    return 0;
-  }
+  return procStat(pid)?.cpuMs ?? 0;
 }
 
 /**
