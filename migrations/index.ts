@@ -23,6 +23,7 @@ import { v028Scim } from './v028-scim';
 import { v029TargetRequirements } from './v029-target-requirements';
 import { v030AsOfHistory } from './v030-as-of-history';
 import { v031OwaspCategories } from './v031-owasp-categories';
+import { v032ScanClaimOrder } from './v032-scan-claim-order';
 import { v018AuditMirror } from './v018-audit-mirror';
 import { v020EvidenceBundles } from './v020-evidence-bundles';
 
@@ -59,6 +60,7 @@ export const migrations: Migration[] = [
   v029TargetRequirements,
   v030AsOfHistory,
   v031OwaspCategories,
+  v032ScanClaimOrder,
 ];
 
 /** knex's migrator with our list as its source: it keeps knex_migrations and a lock row, so two instances starting together run each migration once. */
