@@ -139,8 +139,8 @@ export class AgentService {
     let seen: string | null = null;
     for (let first = true; ; first = false) {
       const holds = agentHoldsCredentials(agent);
-      if (first && options.wait && this.signal.nothingClaimable()) {
-        // The instance's probe saw nothing claimable a moment ago: wait for news instead of claiming nothing.
+      if (first && options.wait && (await this.signal.nothingClaimableNow())) {
+        // The instance's probe (shared by the polls arriving together) sees nothing claimable: wait for news instead of claiming nothing.
         const woken = await this.signal.wait(holds, deadline - Date.now(), abort, seen);
         if (woken === null || abort?.aborted) return { ...this.view(agent), jobs: [] as AgentJob[] };
         seen = woken;

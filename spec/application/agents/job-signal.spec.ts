@@ -47,4 +47,28 @@ describe('JobSignal: waiting long polls are woken by new claimable work, not by 
     expect(await woken).to.equal('p');
     expect(probes()).to.be.at.least(2);
   });
+
+  it('[S1.4.7-02] polls arriving together while nobody waits share one probe before waiting, and claim when it finds work', async () => {
+    const { signal, probes } = signalOver([{ plain: null, credentialed: null }, { plain: 'p', credentialed: 'p' }]);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => signal.nothingClaimableNow()));
+    expect(answers.every((a) => a === true), 'nothing claimable: every poll goes to wait').to.equal(true);
+    expect(probes(), 'one probe for the fifty polls').to.equal(1);
+    expect(await signal.nothingClaimableNow(), 'a fresh probe answers again without another').to.equal(true);
+    expect(probes()).to.equal(1);
+    await new Promise((r) => setTimeout(r, 30)); // older than the interval: probed again, and now there is work
+    expect(await signal.nothingClaimableNow()).to.equal(false);
+    expect(probes()).to.equal(2);
+    expect(signal.waiting, 'probing registers no waiter').to.equal(0);
+    await new Promise((r) => setTimeout(r, 30));
+    signal.poke();
+    expect(await signal.nothingClaimableNow(), 'work was there at the last probe: the poll claims without probing first').to.equal(false);
+    expect(probes()).to.equal(2);
+  });
+
+  it('a probe that fails leaves the polls to claim for themselves', async () => {
+    const errors: unknown[] = [];
+    const signal = new JobSignal(async () => { throw new Error('database away'); }, 20, (e) => errors.push(e));
+    expect(await signal.nothingClaimableNow()).to.equal(false);
+    expect(errors).to.have.length(1);
+  });
 });
