@@ -25,10 +25,11 @@ export class JobSignal {
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   private again = false;
-  /** The newest probe's answer and when it started; cleared by a poke (it may be out of date). */
-  private latest: { found: Waiting; at: number } | null = null;
-  /** What the newest probe found, kept through pokes (a poke makes it old, not wrong about work being there). */
-  private lastFound: Waiting | null = null;
+  /**
+   * The newest probe's answer and when it started. `stale` after a poke (the queue changed here since,
+   * or during the probe): no longer trusted to say nothing is claimable, still a hint that work was.
+   */
+  private latest: { found: Waiting; at: number; stale: boolean } | null = null;
 
   constructor(private readonly probe: () => Promise<Waiting>, private readonly everyMs = 1000, private readonly onError: (e: unknown) => void = () => undefined) {}
 
@@ -65,7 +66,7 @@ export class JobSignal {
    * next probe wakes it when that changes). Idle long polls cost no claim each.
    */
   nothingClaimable(): boolean {
-    return this.latest !== null && this.latest.found.credentialed === null && Date.now() - this.latest.at < this.everyMs;
+    return this.fresh() && this.latest!.found.credentialed === null;
   }
 
   /**
@@ -76,18 +77,18 @@ export class JobSignal {
   async nothingClaimableNow(): Promise<boolean> {
     if (this.fresh()) return this.nothingClaimable();
     // Work was there at the last probe: the claim itself is the check (no probe in front of every claim under load).
-    if (this.lastFound !== null && this.lastFound.credentialed !== null) return false;
+    if (this.latest !== null && this.latest.found.credentialed !== null) return false;
     await (this.checking ?? this.check(true));
     return this.nothingClaimable();
   }
 
   private fresh(): boolean {
-    return this.latest !== null && Date.now() - this.latest.at < this.everyMs;
+    return this.latest !== null && !this.latest.stale && Date.now() - this.latest.at < this.everyMs;
   }
 
   /** The queue changed on this instance: probe now rather than at the next interval. */
   poke(): void {
-    this.latest = null;
+    if (this.latest) this.latest.stale = true;
     if (this.waiters.size === 0) return;
     if (this.checking) {
       this.again = true;
@@ -123,8 +124,7 @@ export class JobSignal {
         try {
           const at = Date.now();
           const found = await this.probe();
-          this.lastFound = found;
-          if (!this.again) this.latest = { found, at };
+          this.latest = { found, at, stale: this.again };
           for (const w of [...this.waiters]) {
             const signature = w.holdsCredentials ? found.credentialed : found.plain;
             if (signature !== null && signature !== w.seen) w.wake(signature);

@@ -3,6 +3,7 @@ import { AppendResult, EventStore, ExpectedRevision, StreamAppend, WrongExpected
 import { Cursor, EventMetadata, NewEvent, RecordedEvent, START } from '../../domain/shared/event-envelope';
 import { Database, rawRows } from '../db/database';
 import { pgNamedQuery } from '../db/prepared';
+import { walkIndexOrder } from '../db/index-order';
 
 /** Events over this size are refused: trap 7 of docs/EVENT-SOURCING (batch instead). */
 export const MAX_EVENT_BYTES = 900 * 1024;
@@ -185,10 +186,9 @@ export class SqlEventStore implements EventStore {
         .orderBy('position', 'asc').limit(limit);
       return toRecordedAll(rows);
     }
-    // Without fresh statistics (right after a bulk append) the planner may pick a scan
-    // and a sort of every later row for each page; the ordered index scan is always right here.
+    // The (commit_id, position) index is the order of the log: each page walks it.
     const page = async (t: Knex | Knex.Transaction) => {
-      await t.raw('SET LOCAL enable_sort = off');
+      await walkIndexOrder(t);
       return t.raw(
         `SELECT ${this.columns().join(', ')} FROM events
           WHERE (commit_id, position) > (?::xid8, ?)

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { walkIndexOrder } from '../../infrastructure/db/index-order';
 import type { ChainVerification } from '../../application/audit/ports';
 import { Database, rawRows } from '../../infrastructure/db/database';
 import { AuditEntry, ChainedFields, entryHash, GENESIS_HASH, LEFT_OUT, storedTextHash } from '../../domain/audit/chain';
@@ -45,7 +46,7 @@ class ChainWalk {
     const until = await this.checkpoint();
     const entries = new Pages<AuditEntry>((last) => this.trx('audit_log').where('seq', '>', last ? Number(last.seq) : 0).orderBy('seq').limit(ENTRY_PAGE), ENTRY_PAGE);
     const events = new Pages<EventRow>((last) => this.eventsAfter(last, until), EVENT_PAGE);
-    if (this.db.isPostgres) await this.trx.raw('SET LOCAL enable_sort = off'); // the (commit_id, position) index is the order
+    if (this.db.isPostgres) await walkIndexOrder(this.trx); // the (commit_id, position) index is the order
     let prev = GENESIS_HASH;
     let n = 0;
     let next = await events.next();

@@ -32,10 +32,8 @@ type Idled = { t: 'idled'; cpuMs: number };
 type ClientAnswer = Claimed | Idled | { t: 'error'; message: string };
 
 /** A full garbage collection of this process (the control plane's), without starting node with --expose-gc. */
-function fullCollection(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
+setFlagsFromString('--expose-gc');
+const fullCollection = runInNewContext('gc') as () => void;
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
@@ -143,46 +141,40 @@ async function main(): Promise<void> {
     console.log(`the first wave (${wave.length} polls, ${AGENTS * SLOTS} claims at once): p50 ${quantile(wave, 0.5).toFixed(0)} ms, max ${wave.at(-1)!.toFixed(0)} ms; every claiming poll: p50 ${quantile(all, 0.5).toFixed(1)} ms, p99 ${quantile(all, 0.99).toFixed(1)} ms`);
     console.log(`the control plane's event loop delay while claiming: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms`);
 
-    // Idle: rounds of the control plane alone, then every agent long-polling an empty queue, one after
-    // the other, so that what the idle process does anyway (its projection runner polls the log, the
-    // garbage collector tidies after the claims) falls equally on both sides of the difference: one
-    // baseline taken first, then the polls, read a decaying after-work as a negative cost or its
-    // bursts as a cost of the polls. Both only once the projections have caught up with the claims.
+    // Idle: rounds of the control plane alone and of every agent long-polling an empty queue, in turns,
+    // so that what the idle process does anyway (its projection runner polls the log, the garbage
+    // collector tidies after the claims) falls equally on both sides of the difference: one baseline
+    // taken first, then the polls, read a decaying after-work as a negative cost or its bursts as a
+    // cost of the polls. Only once the projections have caught up with the claims.
     while ((await v.services.projections.status()).some((p) => p.lagEvents > 0)) await new Promise((r) => setTimeout(r, 200));
     await new Promise((r) => setTimeout(r, 2000));
-    const window = Math.max(1000, Math.round(IDLE_MS / IDLE_ROUNDS));
+    const windowMs = Math.max(1000, Math.round(IDLE_MS / IDLE_ROUNDS));
+    type Used = { processMs: number; postgresMs: number; wallMs: number };
     const sum = { alone: { processMs: 0, postgresMs: 0, wallMs: 0 }, polls: { processMs: 0, postgresMs: 0, wallMs: 0 }, agentsMs: 0 };
-    const add = (into: { processMs: number; postgresMs: number; wallMs: number }, m: { processMs: number; postgresMs: number; wallMs: number }) => {
-      into.processMs += m.processMs; into.postgresMs += m.postgresMs; into.wallMs += m.wallMs;
+    const add = (into: Used, m: Used) => { into.processMs += m.processMs; into.postgresMs += m.postgresMs; into.wallMs += m.wallMs; };
+    // Each window starts from a collected heap: a major collection (about 200 ms of CPU here) owed to
+    // the claims or to the window before otherwise lands in one window or the other, and the figure
+    // is then that collection, not the polls. What a window allocates is still collected within it.
+    const measure = async (side: 'alone' | 'polls'): Promise<Used> => {
+      fullCollection();
+      const meter = cpuMeter(postmaster);
+      if (side === 'alone') await new Promise((r) => setTimeout(r, windowMs));
+      else sum.agentsMs += (await ask<Idled>({ t: 'idle', ms: windowMs })).cpuMs;
+      return meter.stop();
     };
     // One round of idle polls first, not counted: the first time a code path runs, V8 compiles it (the
     // idle path, the probe's prepared statement, new connections); that is paid once per process.
-    await ask<Idled>({ t: 'idle', ms: Math.min(window, 10_000) });
+    await ask<Idled>({ t: 'idle', ms: Math.min(windowMs, 10_000) });
     profiler = process.env.BENCH_PROFILE ? await startProfiler() : null;
     const rounds: string[] = [];
     // Alone then polled in even rounds, polled then alone in odd ones (ABBA): work the process does on
     // a period of its own (a loop every minute) does not fall on the same side every round.
     for (let round = 0; round < IDLE_ROUNDS; round++) {
-      let aloneRound = { processMs: 0, postgresMs: 0, otherMs: 0, wallMs: 1 };
-      let polled = aloneRound;
-      for (const side of round % 2 === 0 ? ['alone', 'polls'] : ['polls', 'alone']) {
-        // Each window starts from a collected heap: a major collection (about 200 ms of CPU here) owed to
-        // the claims or to the window before otherwise lands in one window or the other, and the figure
-        // is then that collection, not the polls. What a window allocates is still collected within it.
-        fullCollection();
-        const meter = cpuMeter(postmaster);
-        if (side === 'alone') {
-          await new Promise((r) => setTimeout(r, window));
-          aloneRound = meter.stop();
-        } else {
-          const idled = await ask<Idled>({ t: 'idle', ms: window });
-          polled = meter.stop();
-          sum.agentsMs += idled.cpuMs;
-        }
-      }
-      add(sum.alone, aloneRound);
-      add(sum.polls, polled);
-      rounds.push(`${(100 * aloneRound.processMs / aloneRound.wallMs).toFixed(2)} -> ${(100 * polled.processMs / polled.wallMs).toFixed(2)} %`);
+      const used = {} as Record<'alone' | 'polls', Used>;
+      for (const side of round % 2 === 0 ? ['alone', 'polls'] as const : ['polls', 'alone'] as const) used[side] = await measure(side);
+      add(sum.alone, used.alone);
+      add(sum.polls, used.polls);
+      rounds.push(`${(100 * used.alone.processMs / used.alone.wallMs).toFixed(2)} -> ${(100 * used.polls.processMs / used.polls.wallMs).toFixed(2)} %`);
     }
     console.log(`idle rounds, the control plane alone -> polled: ${rounds.join('; ')}`);
     await profiler?.stop(`${process.env.BENCH_PROFILE}.idle`);
@@ -190,7 +182,7 @@ async function main(): Promise<void> {
     const pct = (ms: number, wall: number) => 100 * ms / wall;
     const own = pct(sum.polls.processMs, sum.polls.wallMs) - pct(sum.alone.processMs, sum.alone.wallMs);
     const pg = pct(sum.polls.postgresMs, sum.polls.wallMs) - pct(sum.alone.postgresMs, sum.alone.wallMs);
-    console.log(`idle, ${IDLE_ROUNDS} rounds of ${(window / 1000).toFixed(0)} s alone and ${(window / 1000).toFixed(0)} s of ${AGENTS} long polls, in turns: control plane ${pct(sum.alone.processMs, sum.alone.wallMs).toFixed(2)} % alone, ${pct(sum.polls.processMs, sum.polls.wallMs).toFixed(2)} % polled; PostgreSQL ${pct(sum.alone.postgresMs, sum.alone.wallMs).toFixed(2)} % / ${pct(sum.polls.postgresMs, sum.polls.wallMs).toFixed(2)} %; the agents' process ${pct(sum.agentsMs, sum.polls.wallMs).toFixed(2)} %`);
+    console.log(`idle, ${IDLE_ROUNDS} rounds of ${(windowMs / 1000).toFixed(0)} s alone and ${(windowMs / 1000).toFixed(0)} s of ${AGENTS} long polls, in turns: control plane ${pct(sum.alone.processMs, sum.alone.wallMs).toFixed(2)} % alone, ${pct(sum.polls.processMs, sum.polls.wallMs).toFixed(2)} % polled; PostgreSQL ${pct(sum.alone.postgresMs, sum.alone.wallMs).toFixed(2)} % / ${pct(sum.polls.postgresMs, sum.polls.wallMs).toFixed(2)} %; the agents' process ${pct(sum.agentsMs, sum.polls.wallMs).toFixed(2)} %`);
     console.log(`idle long polls above the control plane alone: control plane ${own.toFixed(2)} % + PostgreSQL ${pg.toFixed(2)} % = ${(own + pg).toFixed(2)} % of a core (target < 1 %)`);
   } finally {
     await v.stop();
